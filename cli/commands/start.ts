@@ -1,0 +1,46 @@
+import { startComputeHost } from '../../compute-host/main.ts'
+import { parseHostEnv } from '../../compute-host/env.ts'
+import { parseEdgeConfig } from '../../handlers/config.ts'
+import { startNodeEdge } from '../../handlers/entry.node.ts'
+import { onShutdown } from '../shutdown.ts'
+
+/**
+ * `popagent start`: everything in one process. It owns the database (embedded PGlite unless
+ * DATABASE_URL is set), runs the compute host on a loopback port and the Node edge on PORT. The
+ * edge still talks to the host over HTTP, so the split is exercised on every run.
+ */
+export async function start(source: Record<string, string | undefined>) {
+  const started = performance.now()
+  const env = parseHostEnv(source)
+  const host = await startComputeHost(env, {
+    // The host port is private to this process unless the operator pins it.
+    port: source.POPAGENT_HOST_PORT ? env.POPAGENT_HOST_PORT : 0,
+  })
+  try {
+    const config = parseEdgeConfig({
+      ...source,
+      POPAGENT_HOST_URL: host.url,
+      POPAGENT_HOST_TOKEN: host.token,
+    })
+    const edge = await startNodeEdge({
+      config,
+      db: host.resources.databases.application.db,
+      observabilityDb: host.resources.databases.observability.db,
+      port: env.PORT,
+      hostname: env.POPAGENT_BIND,
+    })
+    onShutdown(async () => {
+      await edge.close()
+      await host.stop()
+    })
+    host.resources.log.info('popagent ready', {
+      url: edge.url,
+      database: host.resources.databases.mode,
+      msToReady: Math.round(performance.now() - started),
+    })
+    console.log(`popagent is running at ${edge.url}`)
+  } catch (error) {
+    await host.stop()
+    throw error
+  }
+}

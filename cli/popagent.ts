@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * The `popagent` command. Process entry points (start, host, edge, migrate) run here; operator
+ * verbs that talk to a running server join them as the features they drive arrive.
+ */
+import { ConfigError } from '../compute-host/env.ts'
+
+const USAGE = `usage: popagent <command>
+
+  start     run everything in one process (embedded database unless DATABASE_URL is set)
+  migrate   apply database migrations and exit
+  host      run only the compute host (needs DATABASE_URL and POPAGENT_HOST_TOKEN)
+  edge      run only the Node edge server (needs DATABASE_URL and the host's URL and token)
+  help      show this text`
+
+const commands: Record<string, () => Promise<(env: Record<string, string | undefined>) => Promise<void>>> = {
+  start: async () => (await import('./commands/start.ts')).start,
+  migrate: async () => (await import('./commands/migrate.ts')).migrate,
+  host: async () => (await import('./commands/host.ts')).host,
+  edge: async () => (await import('./commands/edge.ts')).edge,
+}
+
+async function main(argv: string[]) {
+  const [name] = argv
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE)
+    return
+  }
+  const load = commands[name]
+  if (!load) {
+    console.error(`popagent: unknown command '${name}'\n\n${USAGE}`)
+    process.exitCode = 2
+    return
+  }
+  await (await load())(process.env)
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  // Configuration problems are the operator's to fix: say what, without a stack trace.
+  if (error instanceof ConfigError || (error instanceof Error && /configuration/.test(error.message))) {
+    console.error(`popagent: ${error.message}`)
+  } else {
+    console.error('popagent: failed:', error)
+  }
+  process.exit(1)
+})

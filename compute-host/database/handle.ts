@@ -1,0 +1,13 @@
+import type { Db } from '../../db/index.ts'
+
+/**
+ * One open database, whatever drives it. `migrateSchema` runs drizzle's migrator for that driver;
+ * `withSessionLock` runs `fn` on a single connection holding a session-level advisory lock.
+ */
+export type DatabaseHandle = {
+  kind: 'embedded' | 'postgres'
+  db: Db
+  withSessionLock<T>(key: number, fn: (db: Db) => Promise<T>): Promise<T>
+  migrateSchema(db: Db, migrationsFolder: string): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,72 @@
+import { join, resolve } from 'node:path'
+import type { HostEnv } from '../env.ts'
+import type { Logger } from '../log.ts'
+import { lockDataDir } from './data-dir-lock.ts'
+import { embeddedHandle, isInitialised, openEmbeddedPair, openPglite } from './embedded.ts'
+import type { DatabaseHandle } from './handle.ts'
+import { openPostgres } from './postgres.ts'
+
+export type Databases = {
+  mode: 'embedded' | 'postgres'
+  application: DatabaseHandle
+  observability: DatabaseHandle
+  close(): Promise<void>
+}
+
+/**
+ * Opens the application and observability databases: real servers when their URLs are set,
+ * otherwise embedded PGlite under POPAGENT_DATA_DIR. A real application database with no
+ * observability URL gets an embedded observability database, which only a single-process start
+ * can offer (the separate `popagent edge` requires the URL).
+ */
+export async function openDatabases(env: HostEnv, log: Logger): Promise<Databases> {
+  const dataDir = resolve(env.POPAGENT_DATA_DIR)
+  const needsEmbedded = !env.DATABASE_URL || !env.OBSERVABILITY_DATABASE_URL
+  const unlock = needsEmbedded ? await lockDataDir(dataDir) : async () => {}
+  try {
+    const application = env.DATABASE_URL
+      ? openPostgres(env.DATABASE_URL, { applicationName: 'popagent-host' })
+      : undefined
+    const observability = env.OBSERVABILITY_DATABASE_URL
+      ? openPostgres(env.OBSERVABILITY_DATABASE_URL, { max: 4, applicationName: 'popagent-host' })
+      : undefined
+    const embedded = await openEmbedded(dataDir, !application, !observability, log)
+    return {
+      mode: application ? 'postgres' : 'embedded',
+      application: application ?? embedded.application!,
+      observability: observability ?? embedded.observability!,
+      async close() {
+        await Promise.allSettled([
+          (application ?? embedded.application)?.close(),
+          (observability ?? embedded.observability)?.close(),
+        ])
+        await unlock()
+      },
+    }
+  } catch (error) {
+    await unlock()
+    throw error
+  }
+}
+
+async function openEmbedded(dataDir: string, wantApplication: boolean, wantObservability: boolean, log: Logger) {
+  if (!wantApplication && !wantObservability) return {}
+  const started = performance.now()
+  let application: DatabaseHandle | undefined
+  let observability: DatabaseHandle | undefined
+  let created = false
+  if (wantApplication && wantObservability) {
+    const pair = await openEmbeddedPair(dataDir)
+    application = embeddedHandle(pair.application)
+    observability = embeddedHandle(pair.observability)
+    created = pair.created
+  } else {
+    const dir = join(dataDir, wantApplication ? 'app' : 'observability')
+    created = !isInitialised(dir)
+    const handle = embeddedHandle(await openPglite(dir))
+    if (wantApplication) application = handle
+    else observability = handle
+  }
+  log.info('embedded databases open', { dataDir, created, ms: Math.round(performance.now() - started) })
+  return { application, observability }
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod'
+
+/**
+ * The compute host's one environment schema. Only this file (and the process entry points that
+ * hand it `process.env`) reads the environment.
+ */
+export const HostEnv = z
+  .object({
+    // A real PostgreSQL for application data; unset ⇒ embedded PGlite under POPAGENT_DATA_DIR.
+    DATABASE_URL: z.string().min(1).optional(),
+    // The separate observability database; unset ⇒ a second embedded PGlite (single process only).
+    OBSERVABILITY_DATABASE_URL: z.string().min(1).optional(),
+    // Where embedded databases and other local state live.
+    POPAGENT_DATA_DIR: z.string().min(1).default('./data'),
+    // Shared secret of the internal host API; generated per start when unset (single process).
+    POPAGENT_HOST_TOKEN: z.string().min(16, 'POPAGENT_HOST_TOKEN must be at least 16 characters').optional(),
+    // Loopback port of the internal host API (0 = any free port).
+    POPAGENT_HOST_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
+    // The OpenAI-compatible model gateway (9Router) and its key.
+    NINEROUTER_URL: z.url().default('http://127.0.0.1:20128/v1'),
+    NINEROUTER_API_KEY: z.string().min(1).optional(),
+    // Public port of the Node edge server.
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    // Address the Node edge server binds; loopback unless you put it behind a proxy on purpose.
+    POPAGENT_BIND: z.string().min(1).default('127.0.0.1'),
+  })
+  .refine(
+    (v) => !v.DATABASE_URL || v.DATABASE_URL !== v.OBSERVABILITY_DATABASE_URL,
+    {
+      path: ['OBSERVABILITY_DATABASE_URL'],
+      message: 'must name a different database than DATABASE_URL: observability is kept apart',
+    },
+  )
+export type HostEnv = z.output<typeof HostEnv>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export function parseHostEnv(source: Record<string, string | undefined>): HostEnv {
+  // Empty strings mean "unset", as they do in most .env files.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''))
+  const result = HostEnv.safeParse(cleaned)
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  return result.data
+}

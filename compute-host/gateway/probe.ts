@@ -1,0 +1,46 @@
+import type { GatewayStatus } from '../../runtime/contracts/health.ts'
+
+const PROBE_TIMEOUT_MS = 2_000
+const CACHE_MS = 5_000
+
+/**
+ * Reports whether the model gateway answers its model catalog. Used by health only: an outage is
+ * reported, never a readiness failure. Results are cached briefly so a health poll cannot turn
+ * into load on the gateway.
+ */
+export function createGatewayProbe(options: { url: string; apiKey?: string; fetch?: typeof fetch }) {
+  const doFetch = options.fetch ?? fetch
+  let cached: { at: number; status: Promise<GatewayStatus> } | undefined
+
+  async function check(): Promise<GatewayStatus> {
+    const started = performance.now()
+    const latency = () => Math.round(performance.now() - started)
+    try {
+      const response = await doFetch(`${options.url.replace(/\/+$/, '')}/models`, {
+        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      })
+      await response.body?.cancel()
+      if (!response.ok) {
+        return { configured: true, reachable: false, latencyMs: latency(), error: `gateway answered ${response.status}` }
+      }
+      return { configured: true, reachable: true, latencyMs: latency() }
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError'
+      return {
+        configured: true,
+        reachable: false,
+        latencyMs: latency(),
+        error: timedOut ? `no answer within ${PROBE_TIMEOUT_MS} ms` : `cannot reach the model gateway at ${options.url}`,
+      }
+    }
+  }
+
+  return {
+    status(): Promise<GatewayStatus> {
+      const now = Date.now()
+      if (!cached || now - cached.at > CACHE_MS) cached = { at: now, status: check() }
+      return cached.status
+    },
+  }
+}

@@ -1,0 +1,38 @@
+import { createRedactor } from '../runtime/redaction.ts'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+export type Logger = {
+  [L in LogLevel]: (message: string, fields?: Record<string, unknown>) => void
+} & { child: (fields: Record<string, unknown>) => Logger }
+
+/**
+ * JSON-lines logger. Every line passes through the redactor built from the configured secrets,
+ * so a key that ends up in an error message never reaches the log.
+ */
+export function createLogger(options: {
+  secrets: ReadonlyArray<string | undefined>
+  write?: (line: string) => void
+  base?: Record<string, unknown>
+}): Logger {
+  const redact = createRedactor(options.secrets)
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const make = (base: Record<string, unknown>): Logger => {
+    const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
+      const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...base, ...fields }, errorReplacer)
+      write(redact(line))
+    }
+    return {
+      debug: emit('debug'),
+      info: emit('info'),
+      warn: emit('warn'),
+      error: emit('error'),
+      child: (fields) => make({ ...base, ...fields }),
+    }
+  }
+  return make(options.base ?? {})
+}
+
+function errorReplacer(_key: string, value: unknown) {
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack }
+  return value
+}

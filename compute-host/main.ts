@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto'
+import { createOnce } from '../runtime/once.ts'
+import { migrateDatabase, type MigrationReport } from './database/migrate.ts'
+import { openDatabases } from './database/open.ts'
+import type { HostEnv } from './env.ts'
+import { createGatewayProbe } from './gateway/probe.ts'
+import { createLogger, type Logger } from './log.ts'
+import type { HostResources } from './resources.ts'
+import { createHostApp, listenHost } from './server.ts'
+
+export type ComputeHost = {
+  resources: HostResources
+  /** Base URL of the internal API on loopback. */
+  url: string
+  token: string
+  migration: MigrationReport
+  stop(): Promise<void>
+}
+
+const MIGRATION_ATTEMPTS = 5
+
+/**
+ * The composition root: opens the databases, migrates them, builds the resource bag and starts
+ * the internal API. Nothing else in the process constructs engines.
+ */
+export async function startComputeHost(
+  env: HostEnv,
+  options: { port?: number; token?: string; log?: Logger } = {},
+): Promise<ComputeHost> {
+  const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
+  const log =
+    options.log ??
+    createLogger({ secrets: [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL] })
+  const databases = await openDatabases(env, log)
+  try {
+    // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
+    // database that comes up late is retried rather than leaving a poisoned host.
+    const ready = createOnce(() => migrateDatabase(databases.application))
+    const migration = await retry(ready, MIGRATION_ATTEMPTS, log)
+    log.info('database migrated', { mode: databases.mode, ...migration })
+
+    const resources: HostResources = {
+      env,
+      log,
+      databases,
+      gateway: createGatewayProbe({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
+      startedAt: new Date(),
+    }
+    const server = await listenHost(createHostApp(resources, token), options.port ?? env.POPAGENT_HOST_PORT)
+    log.info('compute host listening', { url: server.url })
+    let stopping: Promise<void> | undefined
+    return {
+      resources,
+      url: server.url,
+      token,
+      migration,
+      stop: () =>
+        (stopping ??= (async () => {
+          await server.close()
+          await databases.close()
+        })()),
+    }
+  } catch (error) {
+    await databases.close()
+    throw error
+  }
+}
+
+async function retry<T>(fn: () => Promise<T>, attempts: number, log: Logger): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn()
+    } catch (error) {
+      if (attempt >= attempts) throw error
+      const delayMs = Math.min(8_000, 500 * 2 ** (attempt - 1))
+      log.warn('database initialisation failed; retrying', { attempt, delayMs, error })
+      await new Promise((r) => setTimeout(r, delayMs))
+    }
+  }
+}

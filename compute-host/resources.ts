@@ -1,0 +1,16 @@
+import type { Databases } from './database/open.ts'
+import type { HostEnv } from './env.ts'
+import type { createGatewayProbe } from './gateway/probe.ts'
+import type { Logger } from './log.ts'
+
+/**
+ * Everything the host's engines need, built once by the composition root and passed explicitly.
+ * Later engines (Mastra, model queue, sandbox, task runner, scheduler) join this bag.
+ */
+export type HostResources = {
+  env: HostEnv
+  log: Logger
+  databases: Databases
+  gateway: ReturnType<typeof createGatewayProbe>
+  startedAt: Date
+}

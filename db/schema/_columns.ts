@@ -1,0 +1,7 @@
+import { timestamp } from 'drizzle-orm/pg-core'
+
+/** Creation and update times, kept in UTC with time zone. */
+export const timestamps = {
+  createdAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm'
+import { boolean, check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+
+/**
+ * The agent-runtime singleton: model source and default, execution and delegation bounds, and
+ * background-task controls. It is seeded once by a data migration; configurable columns have no
+ * database defaults on purpose, so a missing value can never be filled in silently.
+ */
+export const agentRuntimeSettings = pgTable(
+  'popagent_agent_runtime_settings',
+  {
+    // Always true: the primary key plus the check makes this table hold at most one row.
+    singleton: boolean().primaryKey().default(true),
+    modelSource: text().notNull(),
+    configuredModel: text().notNull(),
+    localModel: text().notNull(),
+    freeCodingModel: text().notNull(),
+    supervisorMaxSteps: integer().notNull(),
+    specialistMaxSteps: integer().notNull(),
+    toolCallConcurrency: integer().notNull(),
+    processorRetries: integer().notNull(),
+    finalResponseFeedback: text().notNull(),
+    delegationContextMaxMessages: integer().notNull(),
+    delegationContextMaxChars: integer().notNull(),
+    delegationResultMaxChars: integer().notNull(),
+    delegationFailureText: text().notNull(),
+    delegationTruncationText: text().notNull(),
+    taskConcurrency: integer().notNull(),
+    taskPollIntervalMs: integer().notNull(),
+    taskTimeoutMs: integer().notNull(),
+    taskAbortAckMs: integer().notNull(),
+    taskStaleAfterMs: integer().notNull(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('popagent_agent_runtime_settings_singleton', sql`${t.singleton}`),
+    check(
+      'popagent_agent_runtime_settings_model_source',
+      sql`${t.modelSource} in ('configured', 'local', 'free-coding-auto')`,
+    ),
+  ],
+)

@@ -1,0 +1,7 @@
+import { pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+
+/** Markers of the versioned data migrations (seeds, backfills) that have been applied. */
+export const dataMigrations = pgTable('popagent_data_migrations', {
+  name: text().primaryKey(),
+  appliedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+})

@@ -1,0 +1,4 @@
+export * from './workspaces.ts'
+export * from './sessions.ts'
+export * from './data-migrations.ts'
+export * from './agent-runtime-settings.ts'

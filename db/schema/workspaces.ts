@@ -1,0 +1,13 @@
+import { pgTable, text } from 'drizzle-orm/pg-core'
+import { timestamps } from './_columns.ts'
+
+/**
+ * Registered repositories. `path` is relative to POPAGENT_WORKSPACE_ROOT; the registry that
+ * checks it resolves inside that root arrives with the workspace tools (W1).
+ */
+export const workspaces = pgTable('popagent_agent_workspaces', {
+  id: text().primaryKey(),
+  name: text().notNull().unique(),
+  path: text().notNull(),
+  ...timestamps,
+})

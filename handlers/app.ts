@@ -1,0 +1,31 @@
+import { Hono } from 'hono'
+import { createMiddleware } from 'hono/factory'
+import type { AppEnv } from './env.ts'
+import { handleError, handleNotFound } from './error-handler.ts'
+import { createHostClient } from './host-client.ts'
+import { apiKeyAuth } from './middleware/auth.ts'
+import { jsonBodyLimit } from './middleware/body-limit.ts'
+import { requestId } from './middleware/request-id.ts'
+import { health } from './routes/health.ts'
+import { sessions } from './routes/sessions.ts'
+
+/**
+ * The edge: one stateless Hono app, shared by the Node entry and the Workers entry. Those entries
+ * set `config`, `db` and `observabilityDb`; everything below only reads `c.var`.
+ */
+const hostClient = createMiddleware<AppEnv>(async (c, next) => {
+  c.set('host', createHostClient({ url: c.var.config.hostUrl, token: c.var.config.hostToken }))
+  await next()
+})
+
+export const api = new Hono<AppEnv>()
+  .use(apiKeyAuth, jsonBodyLimit, hostClient)
+  .route('/health', health)
+  .route('/sessions', sessions)
+
+export const app = new Hono<AppEnv>().use(requestId).route('/api', api)
+
+app.onError(handleError)
+app.notFound(handleNotFound)
+
+export type AppType = typeof app

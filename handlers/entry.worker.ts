@@ -1,0 +1,42 @@
+import { Hono } from 'hono'
+import { connectPostgres } from '../db/connect-postgres.ts'
+import { app } from './app.ts'
+import { parseEdgeConfig } from './config.ts'
+import type { AppEnv } from './env.ts'
+
+type Bindings = {
+  HYPERDRIVE?: { connectionString: string }
+  OBSERVABILITY_HYPERDRIVE?: { connectionString: string }
+  [key: string]: unknown
+}
+
+type WorkerEnv = AppEnv & { Bindings: Bindings }
+
+/**
+ * The Workers entry: configuration from the bindings (parsed once per isolate), and a small
+ * postgres.js pool per request (Workers cannot keep sockets across requests), closed after the
+ * response. Static assets are served by the assets binding before this code runs.
+ */
+export default new Hono<WorkerEnv>()
+  .use(async (c, next) => {
+    const config = parseEdgeConfig(c.env)
+    const appUrl = c.env.HYPERDRIVE?.connectionString ?? config.databaseUrl
+    const observabilityUrl =
+      c.env.OBSERVABILITY_HYPERDRIVE?.connectionString ?? config.observabilityDatabaseUrl
+    if (!appUrl || !observabilityUrl) {
+      throw new Error(
+        'the Workers edge needs DATABASE_URL and OBSERVABILITY_DATABASE_URL (or the HYPERDRIVE bindings)',
+      )
+    }
+    const application = connectPostgres(appUrl, { max: 2, applicationName: 'popagent-edge' })
+    const observability = connectPostgres(observabilityUrl, { max: 1, applicationName: 'popagent-edge' })
+    c.set('config', config)
+    c.set('db', application.db)
+    c.set('observabilityDb', observability.db)
+    try {
+      await next()
+    } finally {
+      c.executionCtx.waitUntil(Promise.all([application.close(), observability.close()]))
+    }
+  })
+  .route('/', app)

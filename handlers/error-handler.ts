@@ -1,0 +1,77 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { AppError, errorBody } from '../runtime/errors.ts'
+import { pgErrorCode } from '../runtime/pg-errors.ts'
+import type { AppEnv } from './env.ts'
+
+// Connection-level failures: the database is down or unreachable, which is a 503, not a bug.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'])
+function databaseUnavailable(error: unknown): boolean {
+  const code = pgErrorCode(error) ?? (error as { code?: unknown })?.code
+  if (typeof code !== 'string') return false
+  return (
+    UNAVAILABLE_CODES.has(code) ||
+    code.startsWith('CONNECTION_') ||
+    code.startsWith('08') ||
+    code === '57P01' ||
+    code === '57P03' ||
+    code === '53300'
+  )
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+}
+
+/**
+ * The single place where errors become HTTP responses: typed AppErrors keep their code and status,
+ * Hono's HTTP exceptions (malformed JSON, …) keep their 4xx, and anything else is logged with the
+ * request id and answered as INTERNAL without a stack trace.
+ */
+export const handleError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof AppError) {
+    if (error.status >= 500) logError(c, error)
+    return c.json(error.toBody(), error.status)
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    const status = error.status as ContentfulStatusCode
+    return c.json(errorBody(STATUS_CODES[status] ?? 'BAD_REQUEST', error.message), status)
+  }
+  if (databaseUnavailable(error)) {
+    logError(c, error)
+    return c.json(
+      errorBody('DATABASE_UNAVAILABLE', 'the application database is not answering', {
+        requestId: c.var.requestId,
+      }),
+      503,
+    )
+  }
+  logError(c, error)
+  return c.json(errorBody('INTERNAL', 'internal error', { requestId: c.var.requestId }), 500)
+}
+
+export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
+  c.json(errorBody('ROUTE_NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404)
+
+function logError(c: Context<AppEnv>, error: unknown) {
+  const e = error instanceof Error ? error : new Error(String(error))
+  // Messages and stacks go to the server log only; the wire never sees them.
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      requestId: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: e.name,
+      message: e.message,
+      stack: e.stack,
+    }),
+  )
+}

@@ -1,0 +1,45 @@
+import { Hono } from 'hono'
+import {
+  CreateSessionInput,
+  ListSessionsQuery,
+  PatchSessionInput,
+  SaveSessionInput,
+  SessionParams,
+} from '../../runtime/contracts/sessions.ts'
+import { errorBody } from '../../runtime/errors.ts'
+import * as Sessions from '../../runtime/sessions/index.ts'
+import type { AppEnv } from '../env.ts'
+import { validate } from '../validate.ts'
+
+const notFound = (id: string) => errorBody('SESSION_NOT_FOUND', 'session not found', { id })
+
+export const sessions = new Hono<AppEnv>()
+  .get('/', validate('query', ListSessionsQuery), async (c) =>
+    c.json({ sessions: await Sessions.list(c.var.db, c.req.valid('query')) }, 200),
+  )
+  .post('/', validate('json', CreateSessionInput), async (c) =>
+    c.json(await Sessions.create(c.var.db, c.req.valid('json')), 201),
+  )
+  .get('/:id', validate('param', SessionParams), async (c) => {
+    const { id } = c.req.valid('param')
+    const session = await Sessions.get(c.var.db, id)
+    if (!session) return c.json(notFound(id), 404)
+    return c.json(session, 200)
+  })
+  .put('/:id', validate('param', SessionParams), validate('json', SaveSessionInput), async (c) => {
+    const result = await Sessions.save(c.var.db, c.req.valid('param').id, c.req.valid('json'))
+    if (result.ok) return c.json(result.session, 200)
+    // The UI branches on this: it reloads the current session instead of losing the user's work.
+    return c.json(
+      { ...errorBody('REVISION_CONFLICT', 'revision conflict'), session: result.session },
+      409,
+    )
+  })
+  .patch('/:id', validate('param', SessionParams), validate('json', PatchSessionInput), async (c) =>
+    c.json(await Sessions.patch(c.var.db, c.req.valid('param').id, c.req.valid('json')), 200),
+  )
+  .delete('/:id', validate('param', SessionParams), async (c) => {
+    const { id } = c.req.valid('param')
+    await Sessions.remove(c.var.db, id)
+    return c.json({ deleted: id }, 200)
+  })

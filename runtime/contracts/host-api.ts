@@ -1,0 +1,21 @@
+import { z } from 'zod'
+import { GatewayStatus } from './health.ts'
+
+/**
+ * The compute host's internal HTTP API, as both sides see it. The host serves it on loopback
+ * behind a shared bearer token; the handlers reach it only through `handlers/host-client.ts`,
+ * which parses every response with these schemas.
+ */
+export const HOST_TOKEN_HEADER = 'authorization'
+
+export const HostPaths = {
+  health: '/internal/health',
+} as const
+
+export const HostHealth = z.object({
+  status: z.literal('ok'),
+  startedAt: z.string(),
+  databaseMode: z.enum(['embedded', 'postgres']),
+  gateway: GatewayStatus,
+})
+export type HostHealth = z.infer<typeof HostHealth>

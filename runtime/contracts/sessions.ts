@@ -1,0 +1,70 @@
+import { z } from 'zod'
+import { SessionId, WorkspaceId } from '../ids.ts'
+
+/**
+ * Session wire types shared by the handlers, the UI and the CLI. Never redeclare these shapes on
+ * the client: import them.
+ */
+
+/** One AI SDK UI message as stored with a session. Parts stay open: the SDK adds kinds. */
+export const UiMessage = z.looseObject({
+  id: z.string().min(1).max(200),
+  role: z.enum(['system', 'user', 'assistant']),
+  parts: z.array(z.looseObject({ type: z.string().min(1).max(100) })).max(10_000),
+  metadata: z.unknown().optional(),
+})
+export type UiMessage = z.infer<typeof UiMessage>
+
+export const SESSION_LIST_CAP = 200
+
+export const SessionStatus = z.enum(['active', 'archived'])
+export type SessionStatus = z.infer<typeof SessionStatus>
+
+export const ListSessionsQuery = z.strictObject({
+  status: SessionStatus.default('active'),
+  workspaceId: WorkspaceId.optional(),
+  limit: z.coerce.number().int().min(1).max(SESSION_LIST_CAP).default(SESSION_LIST_CAP),
+})
+export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>
+
+const Title = z.string().trim().min(1).max(200)
+
+export const CreateSessionInput = z.strictObject({
+  workspaceId: WorkspaceId.optional(),
+  title: Title.optional(),
+})
+export type CreateSessionInput = z.infer<typeof CreateSessionInput>
+
+export const SaveSessionInput = z.strictObject({
+  revision: z.number().int().min(0),
+  messages: z.array(UiMessage).max(5_000),
+  // A suggested title (for example from the first message); ignored once the user renamed.
+  title: Title.optional(),
+})
+export type SaveSessionInput = z.infer<typeof SaveSessionInput>
+
+export const PatchSessionInput = z
+  .strictObject({
+    title: Title.optional(),
+    archived: z.boolean().optional(),
+  })
+  .refine((v) => v.title !== undefined || v.archived !== undefined, {
+    message: 'give a title, archived, or both',
+  })
+export type PatchSessionInput = z.infer<typeof PatchSessionInput>
+
+export const SessionParams = z.strictObject({ id: SessionId })
+
+export type SessionSummary = {
+  id: string
+  workspaceId: string
+  title: string
+  titleLocked: boolean
+  revision: number
+  messageCount: number
+  archivedAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export type Session = SessionSummary & { messages: UiMessage[] }

@@ -1,0 +1,47 @@
+import { z } from 'zod'
+
+/**
+ * Prefixed, time-sortable identifiers (`ses_01JD…`), readable in logs and checked by prefix so a
+ * task id can never be used where a session id belongs.
+ *
+ * The body is 10 Crockford base32 characters of milliseconds plus 16 random ones (80 bits), the
+ * same layout as a ULID, generated with WebCrypto so it runs on Workers too.
+ */
+export const ID_PREFIXES = {
+  session: 'ses',
+  workspace: 'wsp',
+} as const
+
+export type IdKind = keyof typeof ID_PREFIXES
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+const BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/
+// Seeded rows use readable bodies ("wsp_default"): lowercase words, digits and hyphens.
+const SEED_BODY = /^[a-z][a-z0-9-]{0,62}$/
+
+export function createId(kind: IdKind, now = Date.now()): string {
+  let time = ''
+  for (let i = 0, t = now; i < 10; i++, t = Math.floor(t / 32)) time = ALPHABET[t % 32] + time
+  const random = crypto.getRandomValues(new Uint8Array(16))
+  let rest = ''
+  for (const byte of random) rest += ALPHABET[byte % 32]
+  return `${ID_PREFIXES[kind]}_${time}${rest}`
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  const prefix = `${ID_PREFIXES[kind]}_`
+  if (!value.startsWith(prefix)) return false
+  const body = value.slice(prefix.length)
+  return BODY.test(body) || SEED_BODY.test(body)
+}
+
+/** A zod schema accepting only ids of one kind. */
+export function idSchema(kind: IdKind) {
+  return z
+    .string()
+    .max(80)
+    .refine((v) => isId(kind, v), { message: `expected a ${kind} id (${ID_PREFIXES[kind]}_…)` })
+}
+
+export const SessionId = idSchema('session')
+export const WorkspaceId = idSchema('workspace')
