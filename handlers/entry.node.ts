@@ -1,12 +1,13 @@
 import { serve, type ServerType } from '@hono/node-server'
 import { serveStatic } from '@hono/node-server/serve-static'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import { fileURLToPath } from 'node:url'
 import { relative } from 'node:path'
 import type { Db } from '../db/index.ts'
 import { app } from './app.ts'
 import type { EdgeConfig } from './config.ts'
 import type { AppEnv } from './env.ts'
+import { handleError, handleNotFound } from './error-handler.ts'
 
 /** The built UI. Public, like `/`: only /api is authenticated. */
 export const UI_ROOT = fileURLToPath(new URL('../ui/public', import.meta.url))
@@ -25,7 +26,7 @@ export type NodeEdgeOptions = {
 export function createNodeEdgeApp(options: NodeEdgeOptions) {
   // serveStatic resolves roots against the working directory.
   const root = relative(process.cwd(), options.uiRoot ?? UI_ROOT) || '.'
-  return new Hono<AppEnv>()
+  const edge = new Hono<AppEnv>()
     .use(async (c, next) => {
       c.set('config', options.config)
       c.set('db', options.db)
@@ -33,8 +34,16 @@ export function createNodeEdgeApp(options: NodeEdgeOptions) {
       await next()
     })
     .route('/', app)
-    .use('*', serveStatic({ root }))
-    .get('*', serveStatic({ root, path: 'index.html' }))
+    .use('*', uiOnly(serveStatic({ root })))
+    .get('*', uiOnly(serveStatic({ root, path: 'index.html' })))
+  edge.onError(handleError)
+  edge.notFound(handleNotFound)
+  return edge
+}
+
+/** Static files and the single-page fallback never answer for /api: those get the JSON 404. */
+function uiOnly(handler: MiddlewareHandler): MiddlewareHandler {
+  return (c, next) => (c.req.path === '/api' || c.req.path.startsWith('/api/') ? next() : handler(c, next))
 }
 
 export type NodeEdge = { url: string; close: () => Promise<void> }

@@ -3,6 +3,7 @@ import { connectPostgres } from '../db/connect-postgres.ts'
 import { app } from './app.ts'
 import { parseEdgeConfig } from './config.ts'
 import type { AppEnv } from './env.ts'
+import { handleError, handleNotFound } from './error-handler.ts'
 
 type Bindings = {
   HYPERDRIVE?: { connectionString: string }
@@ -17,7 +18,7 @@ type WorkerEnv = AppEnv & { Bindings: Bindings }
  * postgres.js pool per request (Workers cannot keep sockets across requests), closed after the
  * response. Static assets are served by the assets binding before this code runs.
  */
-export default new Hono<WorkerEnv>()
+const worker = new Hono<WorkerEnv>()
   .use(async (c, next) => {
     const config = parseEdgeConfig(c.env)
     const appUrl = c.env.HYPERDRIVE?.connectionString ?? config.databaseUrl
@@ -40,3 +41,8 @@ export default new Hono<WorkerEnv>()
     }
   })
   .route('/', app)
+
+worker.onError((error, c) => handleError(error, c as never))
+worker.notFound((c) => handleNotFound(c as never))
+
+export default worker

@@ -20,6 +20,10 @@ function databaseUnavailable(error: unknown): boolean {
   )
 }
 
+// Invalid byte sequence, untranslatable character, unsupported Unicode escape: bad input that
+// slipped past validation, so a 400 rather than a 500.
+const UNSTORABLE_TEXT = new Set(['22021', '22P05', '22P02'])
+
 const STATUS_CODES: Record<number, string> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
@@ -43,6 +47,10 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof HTTPException && error.status < 500) {
     const status = error.status as ContentfulStatusCode
     return c.json(errorBody(STATUS_CODES[status] ?? 'BAD_REQUEST', error.message), status)
+  }
+  const sqlState = pgErrorCode(error)
+  if (sqlState && UNSTORABLE_TEXT.has(sqlState)) {
+    return c.json(errorBody('INVALID_TEXT', 'the request holds text PostgreSQL cannot store'), 400)
   }
   if (databaseUnavailable(error)) {
     logError(c, error)

@@ -27,7 +27,9 @@ export const ListSessionsQuery = z.strictObject({
 })
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>
 
-const Title = z.string().trim().min(1).max(200)
+// PostgreSQL cannot store U+0000 in text or jsonb; refuse it here with a clear error.
+const NO_NUL = (v: string) => !v.includes('\u0000')
+const Title = z.string().trim().min(1).max(200).refine(NO_NUL, 'must not contain a NUL character')
 
 export const CreateSessionInput = z.strictObject({
   workspaceId: WorkspaceId.optional(),
@@ -37,7 +39,10 @@ export type CreateSessionInput = z.infer<typeof CreateSessionInput>
 
 export const SaveSessionInput = z.strictObject({
   revision: z.number().int().min(0),
-  messages: z.array(UiMessage).max(5_000),
+  messages: z
+    .array(UiMessage)
+    .max(5_000)
+    .refine((m) => NO_NUL(JSON.stringify(m)), 'must not contain a NUL character (\\u0000)'),
   // A suggested title (for example from the first message); ignored once the user renamed.
   title: Title.optional(),
 })

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import { test } from 'node:test'
+import { migrateDatabase } from '../compute-host/database/migrate.ts'
+import { openPostgres } from '../compute-host/database/postgres.ts'
+import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'
+import type { Db } from '../db/index.ts'
+
+const count = async (db: Db, table: string) => {
+  const rows = (await db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { n: number }[]
+  return rows[0]!.n
+}
+
+test('concurrent starts migrate one database once, under the advisory lock', async () => {
+  const database = await createTestDatabase({ migrate: false })
+  try {
+    const handles = Array.from({ length: 4 }, () => openPostgres(database.url, { max: 2 }))
+    try {
+      const reports = await Promise.all(handles.map((h) => migrateDatabase(h)))
+      const applied = reports.flatMap((r) => r.dataMigrationsApplied).sort()
+      // Each data migration ran in exactly one of the four starts.
+      assert.deepEqual(applied, ['0001-seed-agent-runtime-settings', '0002-register-default-workspace'])
+      assert.equal(await count(database.db, 'popagent_agent_runtime_settings'), 1)
+      assert.equal(await count(database.db, 'popagent_data_migrations'), 2)
+    } finally {
+      await Promise.all(handles.map((h) => h.close()))
+    }
+  } finally {
+    await database.drop()
+  }
+})
+
+test('a deleted settings singleton is not recreated by a later start', async () => {
+  const database = await createTestDatabase()
+  try {
+    await database.db.execute(sql`delete from popagent_agent_runtime_settings`)
+    const report = await migrateDatabase(database.handle)
+    assert.deepEqual(report.dataMigrationsApplied, [])
+    assert.equal(await count(database.db, 'popagent_agent_runtime_settings'), 0)
+  } finally {
+    await database.drop()
+  }
+})
+
+test('configurable settings columns have no database defaults', async () => {
+  const database = await createTestDatabase()
+  try {
+    const rows = (await database.db.execute(sql`
+      select column_name from information_schema.columns
+      where table_name = 'popagent_agent_runtime_settings' and column_default is not null`)) as unknown as { column_name: string }[]
+    assert.deepEqual(rows.map((r) => r.column_name).sort(), ['singleton', 'updated_at'])
+  } finally {
+    await database.drop()
+  }
+})
+
+test('the seeded agent-runtime singleton holds the starting values', async () => {
+  const database = await createTestDatabase()
+  try {
+    const [row] = (await database.db.execute(sql`select * from popagent_agent_runtime_settings`)) as unknown as any[]
+    assert.equal(row.model_source, 'local')
+    assert.equal(row.local_model, 'titan/ornith-1.0-9b-mtp-q4_k_m')
+    assert.ok(row.supervisor_max_steps > row.specialist_max_steps)
+    assert.equal(row.task_concurrency, 2)
+  } finally {
+    await database.drop()
+  }
+})
+
+test('the embedded database migrates, keeps pgvector available, and a second run is a no-op', async () => {
+  const database = await createEmbeddedDatabase()
+  try {
+    const result = await database.db.execute(sql`select extname from pg_extension where extname = 'vector'`)
+    assert.equal((result as any).rows.length, 1)
+    await database.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`)
+    const again = await migrateDatabase(database.handle)
+    assert.deepEqual(again.dataMigrationsApplied, [])
+    const markers = await database.db.execute(sql`select name from popagent_data_migrations order by name`)
+    assert.deepEqual((markers as any).rows.map((r: any) => r.name), [
+      '0001-seed-agent-runtime-settings',
+      '0002-register-default-workspace',
+    ])
+  } finally {
+    await database.close()
+  }
+})
