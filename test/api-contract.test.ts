@@ -51,7 +51,7 @@ describe('the API contract', () => {
 
   test('with POPAGENT_API_KEY set, every /api route rejects a missing and a wrong key', async () => {
     for (const route of [...apiRoutes(), { method: 'GET', path: '/api/no-such-route' }]) {
-      for (const headers of [{}, { 'x-popagent-key': 'wrong-key-0123456789abcdef' }, { 'x-popagent-key': '' }]) {
+      for (const headers of [{} as Record<string, string>, { 'x-popagent-key': 'wrong-key-0123456789abcdef' }, { 'x-popagent-key': '' }]) {
         const res = await request(route.path, { method: route.method, headers })
         assert.equal(res.status, 401, `${route.method} ${route.path} with ${JSON.stringify(headers)}`)
         assertErrorShape(await res.json(), 'UNAUTHORIZED')
