@@ -13,7 +13,10 @@ const USAGE = `usage: popagent <command>
   edge      run only the Node edge server (needs DATABASE_URL and the host's URL and token)
   help      show this text`
 
-const commands: Record<string, () => Promise<(env: Record<string, string | undefined>) => Promise<void>>> = {
+const commands: Record<
+  string,
+  () => Promise<(env: Record<string, string | undefined>) => Promise<void>>
+> = {
   start: async () => (await import('./commands/start.ts')).start,
   migrate: async () => (await import('./commands/migrate.ts')).migrate,
   host: async () => (await import('./commands/host.ts')).host,
@@ -32,12 +35,17 @@ async function main(argv: string[]) {
     process.exitCode = 2
     return
   }
-  await (await load())(process.env)
+  await (
+    await load()
+  )(process.env)
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   // Configuration problems are the operator's to fix: say what, without a stack trace.
-  if (error instanceof ConfigError || (error instanceof Error && /configuration/.test(error.message))) {
+  if (
+    error instanceof ConfigError ||
+    (error instanceof Error && /configuration/.test(error.message))
+  ) {
     console.error(`popagent: ${error.message}`)
   } else {
     console.error('popagent: failed:', error)

@@ -13,7 +13,10 @@ export const HostEnv = z
     // Where embedded databases and other local state live.
     POPAGENT_DATA_DIR: z.string().min(1).default('./data'),
     // Shared secret of the internal host API; generated per start when unset (single process).
-    POPAGENT_HOST_TOKEN: z.string().min(16, 'POPAGENT_HOST_TOKEN must be at least 16 characters').optional(),
+    POPAGENT_HOST_TOKEN: z
+      .string()
+      .min(16, 'POPAGENT_HOST_TOKEN must be at least 16 characters')
+      .optional(),
     // Loopback port of the internal host API (0 = any free port).
     POPAGENT_HOST_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
     // The OpenAI-compatible model gateway (9Router) and its key.
@@ -24,13 +27,10 @@ export const HostEnv = z
     // Address the Node edge server binds; loopback unless you put it behind a proxy on purpose.
     POPAGENT_BIND: z.string().min(1).default('127.0.0.1'),
   })
-  .refine(
-    (v) => !v.DATABASE_URL || v.DATABASE_URL !== v.OBSERVABILITY_DATABASE_URL,
-    {
-      path: ['OBSERVABILITY_DATABASE_URL'],
-      message: 'must name a different database than DATABASE_URL: observability is kept apart',
-    },
-  )
+  .refine((v) => !v.DATABASE_URL || v.DATABASE_URL !== v.OBSERVABILITY_DATABASE_URL, {
+    path: ['OBSERVABILITY_DATABASE_URL'],
+    message: 'must name a different database than DATABASE_URL: observability is kept apart',
+  })
 export type HostEnv = z.output<typeof HostEnv>
 
 export class ConfigError extends Error {

@@ -18,7 +18,10 @@ export function createLogger(options: {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`))
   const make = (base: Record<string, unknown>): Logger => {
     const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
-      const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...base, ...fields }, errorReplacer)
+      const line = JSON.stringify(
+        { time: new Date().toISOString(), level, message, ...base, ...fields },
+        errorReplacer,
+      )
       write(redact(line))
     }
     return {
@@ -33,6 +36,7 @@ export function createLogger(options: {
 }
 
 function errorReplacer(_key: string, value: unknown) {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack }
+  if (value instanceof Error)
+    return { name: value.name, message: value.message, stack: value.stack }
   return value
 }

@@ -30,7 +30,9 @@ export async function startComputeHost(
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
   const log =
     options.log ??
-    createLogger({ secrets: [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL] })
+    createLogger({
+      secrets: [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL],
+    })
   const databases = await openDatabases(env, log)
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
@@ -46,7 +48,10 @@ export async function startComputeHost(
       gateway: createGatewayProbe({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
       startedAt: new Date(),
     }
-    const server = await listenHost(createHostApp(resources, token), options.port ?? env.POPAGENT_HOST_PORT)
+    const server = await listenHost(
+      createHostApp(resources, token),
+      options.port ?? env.POPAGENT_HOST_PORT,
+    )
     log.info('compute host listening', { url: server.url })
     let stopping: Promise<void> | undefined
     return {

@@ -15,21 +15,20 @@ export function createHostApp($: HostResources, token: string) {
   const requireToken = createMiddleware(async (c, next) => {
     const header = c.req.header('authorization') ?? ''
     const given = header.startsWith('Bearer ') ? header.slice(7) : ''
-    if (!(await secretsEqual(given, token))) return c.json(errorBody('UNAUTHORIZED', 'bad host token'), 401)
+    if (!(await secretsEqual(given, token)))
+      return c.json(errorBody('UNAUTHORIZED', 'bad host token'), 401)
     await next()
   })
 
-  const app = new Hono()
-    .use(requireToken)
-    .get(HostPaths.health, async (c) => {
-      const body: HostHealth = {
-        status: 'ok',
-        startedAt: $.startedAt.toISOString(),
-        databaseMode: $.databases.mode,
-        gateway: await $.gateway.status(),
-      }
-      return c.json(body)
-    })
+  const app = new Hono().use(requireToken).get(HostPaths.health, async (c) => {
+    const body: HostHealth = {
+      status: 'ok',
+      startedAt: $.startedAt.toISOString(),
+      databaseMode: $.databases.mode,
+      gateway: await $.gateway.status(),
+    }
+    return c.json(body)
+  })
   app.onError((error, c) => {
     $.log.error('host request failed', { path: c.req.path, error })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)

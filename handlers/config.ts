@@ -7,12 +7,20 @@ import { z } from 'zod'
 export const EdgeConfig = z
   .object({
     // When set, every /api request must carry this value in `x-popagent-key`.
-    POPAGENT_API_KEY: z.string().min(16, 'POPAGENT_API_KEY must be at least 16 characters').optional(),
+    POPAGENT_API_KEY: z
+      .string()
+      .min(16, 'POPAGENT_API_KEY must be at least 16 characters')
+      .optional(),
     // Where the compute host's internal API listens, and the token it expects.
     POPAGENT_HOST_URL: z.url().default('http://127.0.0.1:3100'),
     POPAGENT_HOST_TOKEN: z.string().min(16, 'POPAGENT_HOST_TOKEN must be at least 16 characters'),
     // Largest JSON body accepted by /api routes; bigger ones get 413.
-    POPAGENT_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+    POPAGENT_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
     // Set on Workers and for a separate `popagent edge`; the embedded start injects its handles.
     DATABASE_URL: z.string().optional(),
     OBSERVABILITY_DATABASE_URL: z.string().optional(),

@@ -43,7 +43,8 @@ export function createNodeEdgeApp(options: NodeEdgeOptions) {
 
 /** Static files and the single-page fallback never answer for /api: those get the JSON 404. */
 function uiOnly(handler: MiddlewareHandler): MiddlewareHandler {
-  return (c, next) => (c.req.path === '/api' || c.req.path.startsWith('/api/') ? next() : handler(c, next))
+  return (c, next) =>
+    c.req.path === '/api' || c.req.path.startsWith('/api/') ? next() : handler(c, next)
 }
 
 export type NodeEdge = { url: string; close: () => Promise<void> }

@@ -30,7 +30,10 @@ const worker = new Hono<WorkerEnv>()
       )
     }
     const application = connectPostgres(appUrl, { max: 2, applicationName: 'popagent-edge' })
-    const observability = connectPostgres(observabilityUrl, { max: 1, applicationName: 'popagent-edge' })
+    const observability = connectPostgres(observabilityUrl, {
+      max: 1,
+      applicationName: 'popagent-edge',
+    })
     c.set('config', config)
     c.set('db', application.db)
     c.set('observabilityDb', observability.db)

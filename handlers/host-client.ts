@@ -8,11 +8,7 @@ import { HostUnavailable } from '../runtime/errors.ts'
  */
 export type HostClient = ReturnType<typeof createHostClient>
 
-export function createHostClient(options: {
-  url: string
-  token: string
-  fetch?: typeof fetch
-}) {
+export function createHostClient(options: { url: string; token: string; fetch?: typeof fetch }) {
   const doFetch = options.fetch ?? fetch
 
   async function call<S extends z.ZodType>(
@@ -40,7 +36,10 @@ export function createHostClient(options: {
     }
     const parsed = schema.safeParse(await response.json())
     if (!parsed.success) {
-      throw new HostUnavailable({ path }, { message: `the compute host sent an unexpected ${path} body` })
+      throw new HostUnavailable(
+        { path },
+        { message: `the compute host sent an unexpected ${path} body` },
+      )
     }
     return parsed.data
   }

@@ -49,10 +49,7 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   const requireJson: MiddlewareHandler = async (c, next) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
     if (!JSON_TYPE.test(type)) {
-      return c.json(
-        errorBody('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json'),
-        415,
-      )
+      return c.json(errorBody('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json'), 415)
     }
     return checkJson(c, next)
   }

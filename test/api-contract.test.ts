@@ -51,9 +51,17 @@ describe('the API contract', () => {
 
   test('with POPAGENT_API_KEY set, every /api route rejects a missing and a wrong key', async () => {
     for (const route of [...apiRoutes(), { method: 'GET', path: '/api/no-such-route' }]) {
-      for (const headers of [{} as Record<string, string>, { 'x-popagent-key': 'wrong-key-0123456789abcdef' }, { 'x-popagent-key': '' }]) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { 'x-popagent-key': 'wrong-key-0123456789abcdef' },
+        { 'x-popagent-key': '' },
+      ]) {
         const res = await request(route.path, { method: route.method, headers })
-        assert.equal(res.status, 401, `${route.method} ${route.path} with ${JSON.stringify(headers)}`)
+        assert.equal(
+          res.status,
+          401,
+          `${route.method} ${route.path} with ${JSON.stringify(headers)}`,
+        )
         assertErrorShape(await res.json(), 'UNAUTHORIZED')
       }
     }
@@ -71,12 +79,24 @@ describe('the API contract', () => {
     const cases: [string, RequestInit, string][] = [
       ['/api/sessions', json({ title: 5 }, { method: 'POST' }), 'title'],
       ['/api/sessions', json({ title: 'x', bogus: true }, { method: 'POST' }), 'bogus'],
-      ['/api/sessions', json({ workspaceId: 'ses_00000000000000000000000000' }, { method: 'POST' }), 'workspaceId'],
+      [
+        '/api/sessions',
+        json({ workspaceId: 'ses_00000000000000000000000000' }, { method: 'POST' }),
+        'workspaceId',
+      ],
       ['/api/sessions?limit=abc', {}, 'limit'],
       ['/api/sessions?status=deleted', {}, 'status'],
       ['/api/sessions?sneaky=1', {}, 'sneaky'],
-      ['/api/sessions/ses_00000000000000000000000000', json({ revision: -1, messages: [] }, { method: 'PUT' }), 'revision'],
-      ['/api/sessions/ses_00000000000000000000000000', json({ revision: 0, messages: [{ id: 'm' }] }, { method: 'PUT' }), 'messages.0.role'],
+      [
+        '/api/sessions/ses_00000000000000000000000000',
+        json({ revision: -1, messages: [] }, { method: 'PUT' }),
+        'revision',
+      ],
+      [
+        '/api/sessions/ses_00000000000000000000000000',
+        json({ revision: 0, messages: [{ id: 'm' }] }, { method: 'PUT' }),
+        'messages.0.role',
+      ],
       ['/api/sessions/ses_00000000000000000000000000', json({}, { method: 'PATCH' }), '(root)'],
     ]
     for (const [path, init, field] of cases) {
@@ -84,12 +104,22 @@ describe('the API contract', () => {
       const body = (await res.json()) as any
       assert.equal(res.status, 400, `${init.method ?? 'GET'} ${path}: ${JSON.stringify(body)}`)
       assertErrorShape(body, 'VALIDATION_FAILED')
-      assert.ok(body.error.data.fields[field], `${path} names ${field}: ${JSON.stringify(body.error.data)}`)
+      assert.ok(
+        body.error.data.fields[field],
+        `${path} names ${field}: ${JSON.stringify(body.error.data)}`,
+      )
     }
   })
 
   test('malformed ids get 400, never a database error', async () => {
-    for (const id of ['nope', 'wsp_default', 'ses_', "ses_' or 1=1 --", 'ses_%2e%2e%2fetc', 'x'.repeat(500)]) {
+    for (const id of [
+      'nope',
+      'wsp_default',
+      'ses_',
+      "ses_' or 1=1 --",
+      'ses_%2e%2e%2fetc',
+      'x'.repeat(500),
+    ]) {
       for (const method of ['GET', 'DELETE']) {
         const res = await requestNoAuth(`/api/sessions/${encodeURIComponent(id)}`, { method })
         assert.equal(res.status, 400, `${method} ${id}`)
@@ -102,18 +132,60 @@ describe('the API contract', () => {
     const big = JSON.stringify({ title: 'x'.repeat(70 * 1024) })
     const cases: [RequestInit, number][] = [
       [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: big }, 413],
-      [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title": ' }, 400],
+      [
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title": ' },
+        400,
+      ],
       [{ method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }, 415],
-      [{ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'title=x' }, 415],
-      [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '['.repeat(5000) + ']'.repeat(5000) }, 400],
-      [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '"just a string"' }, 400],
-      [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: '\u0000' }) }, 400],
-      [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'ok \ud800 ☃' }) }, 201],
+      [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'title=x',
+        },
+        415,
+      ],
+      [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '['.repeat(5000) + ']'.repeat(5000),
+        },
+        400,
+      ],
+      [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '"just a string"',
+        },
+        400,
+      ],
+      [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title: '\u0000' }),
+        },
+        400,
+      ],
+      [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title: 'ok \ud800 ☃' }),
+        },
+        201,
+      ],
     ]
     for (const [init, status] of cases) {
       const res = await requestNoAuth('/api/sessions', init)
       const body = await res.json()
-      assert.equal(res.status, status, `${String(init.body).slice(0, 40)} → ${JSON.stringify(body).slice(0, 200)}`)
+      assert.equal(
+        res.status,
+        status,
+        `${String(init.body).slice(0, 40)} → ${JSON.stringify(body).slice(0, 200)}`,
+      )
       if (status >= 400) assertErrorShape(body)
     }
   })
@@ -138,7 +210,11 @@ describe('the API contract', () => {
   })
 
   test('unknown routes and methods answer 404 in the error shape', async () => {
-    for (const [method, path] of [['GET', '/api/nothing'], ['POST', '/api/health'], ['PATCH', '/api/sessions']]) {
+    for (const [method, path] of [
+      ['GET', '/api/nothing'],
+      ['POST', '/api/health'],
+      ['PATCH', '/api/sessions'],
+    ]) {
       const res = await requestNoAuth(path!, { method })
       assert.equal(res.status, 404, `${method} ${path}`)
       assertErrorShape(await res.json(), 'ROUTE_NOT_FOUND')

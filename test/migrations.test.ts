@@ -7,7 +7,9 @@ import { createEmbeddedDatabase, createTestDatabase } from './support/database.t
 import type { Db } from '../db/index.ts'
 
 const count = async (db: Db, table: string) => {
-  const rows = (await db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { n: number }[]
+  const rows = (await db.execute(
+    sql.raw(`select count(*)::int as n from ${table}`),
+  )) as unknown as { n: number }[]
   return rows[0]!.n
 }
 
@@ -19,7 +21,10 @@ test('concurrent starts migrate one database once, under the advisory lock', asy
       const reports = await Promise.all(handles.map((h) => migrateDatabase(h)))
       const applied = reports.flatMap((r) => r.dataMigrationsApplied).sort()
       // Each data migration ran in exactly one of the four starts.
-      assert.deepEqual(applied, ['0001-seed-agent-runtime-settings', '0002-register-default-workspace'])
+      assert.deepEqual(applied, [
+        '0001-seed-agent-runtime-settings',
+        '0002-register-default-workspace',
+      ])
       assert.equal(await count(database.db, 'popagent_agent_runtime_settings'), 1)
       assert.equal(await count(database.db, 'popagent_data_migrations'), 2)
     } finally {
@@ -47,7 +52,9 @@ test('configurable settings columns have no database defaults', async () => {
   try {
     const rows = (await database.db.execute(sql`
       select column_name from information_schema.columns
-      where table_name = 'popagent_agent_runtime_settings' and column_default is not null`)) as unknown as { column_name: string }[]
+      where table_name = 'popagent_agent_runtime_settings' and column_default is not null`)) as unknown as {
+      column_name: string
+    }[]
     assert.deepEqual(rows.map((r) => r.column_name).sort(), ['singleton', 'updated_at'])
   } finally {
     await database.drop()
@@ -57,7 +64,9 @@ test('configurable settings columns have no database defaults', async () => {
 test('the seeded agent-runtime singleton holds the starting values', async () => {
   const database = await createTestDatabase()
   try {
-    const [row] = (await database.db.execute(sql`select * from popagent_agent_runtime_settings`)) as unknown as any[]
+    const [row] = (await database.db.execute(
+      sql`select * from popagent_agent_runtime_settings`,
+    )) as unknown as any[]
     assert.equal(row.model_source, 'local')
     assert.equal(row.local_model, 'titan/ornith-1.0-9b-mtp-q4_k_m')
     assert.ok(row.supervisor_max_steps > row.specialist_max_steps)
@@ -70,16 +79,20 @@ test('the seeded agent-runtime singleton holds the starting values', async () =>
 test('the embedded database migrates, keeps pgvector available, and a second run is a no-op', async () => {
   const database = await createEmbeddedDatabase()
   try {
-    const result = await database.db.execute(sql`select extname from pg_extension where extname = 'vector'`)
+    const result = await database.db.execute(
+      sql`select extname from pg_extension where extname = 'vector'`,
+    )
     assert.equal((result as any).rows.length, 1)
     await database.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`)
     const again = await migrateDatabase(database.handle)
     assert.deepEqual(again.dataMigrationsApplied, [])
-    const markers = await database.db.execute(sql`select name from popagent_data_migrations order by name`)
-    assert.deepEqual((markers as any).rows.map((r: any) => r.name), [
-      '0001-seed-agent-runtime-settings',
-      '0002-register-default-workspace',
-    ])
+    const markers = await database.db.execute(
+      sql`select name from popagent_data_migrations order by name`,
+    )
+    assert.deepEqual(
+      (markers as any).rows.map((r: any) => r.name),
+      ['0001-seed-agent-runtime-settings', '0002-register-default-workspace'],
+    )
   } finally {
     await database.close()
   }

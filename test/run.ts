@@ -62,12 +62,19 @@ if (!url) {
 
 const child = spawn(
   process.execPath,
-  ['--test', '--test-reporter=spec', '--test-concurrency=2', ...(patterns.length ? patterns : ['test/**/*.test.ts'])],
+  [
+    '--test',
+    '--test-reporter=spec',
+    '--test-concurrency=2',
+    ...(patterns.length ? patterns : ['test/**/*.test.ts']),
+  ],
   { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: url } },
 )
 const forward = (signal: NodeJS.Signals) => child.kill(signal)
 process.on('SIGINT', forward)
 process.on('SIGTERM', forward)
-const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))))
+const code = await new Promise<number>((resolve) =>
+  child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
+)
 await stop()
 process.exit(code)

@@ -78,7 +78,9 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
       const session = await create()
       for (let round = 0; round < 5; round++) {
         const results = await Promise.all(
-          ['a', 'b'].map((who) => save(session.id, { revision: round, messages: [message(`${who}${round}`, who)] })),
+          ['a', 'b'].map((who) =>
+            save(session.id, { revision: round, messages: [message(`${who}${round}`, who)] }),
+          ),
         )
         const statuses = results.map((r) => r.status).sort()
         assert.deepEqual(statuses, [200, 409])
@@ -100,9 +102,16 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
 
     test('a rename locks the title against later saves; before it, saves may set the title', async () => {
       const session = await create()
-      const titled = await save(session.id, { revision: 0, messages: [], title: 'From first message' })
+      const titled = await save(session.id, {
+        revision: 0,
+        messages: [],
+        title: 'From first message',
+      })
       assert.equal(titled.body.title, 'From first message')
-      const renamed = await call<Session>(`/${session.id}`, json({ title: 'My name' }, { method: 'PATCH' }))
+      const renamed = await call<Session>(
+        `/${session.id}`,
+        json({ title: 'My name' }, { method: 'PATCH' }),
+      )
       assert.equal(renamed.status, 200)
       assert.equal(renamed.body.title, 'My name')
       assert.equal(renamed.body.titleLocked, true)
@@ -115,13 +124,21 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
     test('archive moves a session to the archived list and restore brings it back', async () => {
       const session = await create({ title: 'archive me' })
       const ids = async (status: string) =>
-        (await call<{ sessions: SessionSummary[] }>(`?status=${status}`)).body.sessions.map((s) => s.id)
+        (await call<{ sessions: SessionSummary[] }>(`?status=${status}`)).body.sessions.map(
+          (s) => s.id,
+        )
       assert.ok((await ids('active')).includes(session.id))
-      const archived = await call<Session>(`/${session.id}`, json({ archived: true }, { method: 'PATCH' }))
+      const archived = await call<Session>(
+        `/${session.id}`,
+        json({ archived: true }, { method: 'PATCH' }),
+      )
       assert.ok(archived.body.archivedAt)
       assert.ok(!(await ids('active')).includes(session.id))
       assert.ok((await ids('archived')).includes(session.id))
-      const restored = await call<Session>(`/${session.id}`, json({ archived: false }, { method: 'PATCH' }))
+      const restored = await call<Session>(
+        `/${session.id}`,
+        json({ archived: false }, { method: 'PATCH' }),
+      )
       assert.equal(restored.body.archivedAt, null)
       assert.ok((await ids('active')).includes(session.id))
       assert.ok(!(await ids('archived')).includes(session.id))
@@ -131,7 +148,9 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
       const first = await create({ title: 'older' })
       const second = await create({ title: 'newer' })
       const list = (await call<{ sessions: SessionSummary[] }>('')).body.sessions
-      assert.ok(list.findIndex((s) => s.id === second.id) < list.findIndex((s) => s.id === first.id))
+      assert.ok(
+        list.findIndex((s) => s.id === second.id) < list.findIndex((s) => s.id === first.id),
+      )
       assert.ok(!('messages' in list[0]!), 'lists carry summaries, not messages')
       const other = await call<{ sessions: SessionSummary[] }>('?workspaceId=wsp_elsewhere')
       assert.equal(other.status, 200)

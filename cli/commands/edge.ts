@@ -11,7 +11,10 @@ export async function edge(source: Record<string, string | undefined>) {
     throw new ConfigError('popagent edge needs DATABASE_URL and OBSERVABILITY_DATABASE_URL')
   }
   const application = connectPostgres(config.databaseUrl, { applicationName: 'popagent-edge' })
-  const observability = connectPostgres(config.observabilityDatabaseUrl, { max: 2, applicationName: 'popagent-edge' })
+  const observability = connectPostgres(config.observabilityDatabaseUrl, {
+    max: 2,
+    applicationName: 'popagent-edge',
+  })
   const port = Number(source.PORT ?? 3000)
   const server = await startNodeEdge({
     config,

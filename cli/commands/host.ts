@@ -11,7 +11,9 @@ export async function host(source: Record<string, string | undefined>) {
     )
   }
   if (!env.POPAGENT_HOST_TOKEN) {
-    throw new ConfigError('popagent host needs POPAGENT_HOST_TOKEN: the edge must be given the same token')
+    throw new ConfigError(
+      'popagent host needs POPAGENT_HOST_TOKEN: the edge must be given the same token',
+    )
   }
   const computeHost = await startComputeHost(env)
   onShutdown(() => computeHost.stop())

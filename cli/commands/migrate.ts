@@ -13,7 +13,9 @@ export async function migrate(source: Record<string, string | undefined>) {
     const applied = report.dataMigrationsApplied
     console.log(
       `migrated the ${databases.mode} database in ${report.ms} ms` +
-        (applied.length ? `; data migrations applied: ${applied.join(', ')}` : '; data migrations up to date'),
+        (applied.length
+          ? `; data migrations applied: ${applied.join(', ')}`
+          : '; data migrations up to date'),
     )
   } finally {
     await databases.close()

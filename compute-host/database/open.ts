@@ -49,7 +49,12 @@ export async function openDatabases(env: HostEnv, log: Logger): Promise<Database
   }
 }
 
-async function openEmbedded(dataDir: string, wantApplication: boolean, wantObservability: boolean, log: Logger) {
+async function openEmbedded(
+  dataDir: string,
+  wantApplication: boolean,
+  wantObservability: boolean,
+  log: Logger,
+) {
   if (!wantApplication && !wantObservability) return {}
   const started = performance.now()
   let application: DatabaseHandle | undefined
@@ -67,6 +72,10 @@ async function openEmbedded(dataDir: string, wantApplication: boolean, wantObser
     if (wantApplication) application = handle
     else observability = handle
   }
-  log.info('embedded databases open', { dataDir, created, ms: Math.round(performance.now() - started) })
+  log.info('embedded databases open', {
+    dataDir,
+    created,
+    ms: Math.round(performance.now() - started),
+  })
   return { application, observability }
 }

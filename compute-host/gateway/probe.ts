@@ -8,7 +8,11 @@ const CACHE_MS = 5_000
  * reported, never a readiness failure. Results are cached briefly so a health poll cannot turn
  * into load on the gateway.
  */
-export function createGatewayProbe(options: { url: string; apiKey?: string; fetch?: typeof fetch }) {
+export function createGatewayProbe(options: {
+  url: string
+  apiKey?: string
+  fetch?: typeof fetch
+}) {
   const doFetch = options.fetch ?? fetch
   let cached: { at: number; status: Promise<GatewayStatus> } | undefined
 
@@ -22,7 +26,12 @@ export function createGatewayProbe(options: { url: string; apiKey?: string; fetc
       })
       await response.body?.cancel()
       if (!response.ok) {
-        return { configured: true, reachable: false, latencyMs: latency(), error: `gateway answered ${response.status}` }
+        return {
+          configured: true,
+          reachable: false,
+          latencyMs: latency(),
+          error: `gateway answered ${response.status}`,
+        }
       }
       return { configured: true, reachable: true, latencyMs: latency() }
     } catch (error) {
@@ -31,7 +40,9 @@ export function createGatewayProbe(options: { url: string; apiKey?: string; fetc
         configured: true,
         reachable: false,
         latencyMs: latency(),
-        error: timedOut ? `no answer within ${PROBE_TIMEOUT_MS} ms` : `cannot reach the model gateway at ${options.url}`,
+        error: timedOut
+          ? `no answer within ${PROBE_TIMEOUT_MS} ms`
+          : `cannot reach the model gateway at ${options.url}`,
       }
     }
   }

@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core'
 import { timestamps } from './_columns.ts'
 import { workspaces } from './workspaces.ts'
 
@@ -19,7 +28,10 @@ export const sessions = pgTable(
       .references(() => workspaces.id),
     title: text().notNull(),
     titleLocked: boolean().notNull().default(false),
-    messages: jsonb().$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    messages: jsonb()
+      .$type<unknown[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     revision: integer().notNull().default(0),
     archivedAt: timestamp({ withTimezone: true, mode: 'date' }),
     ...timestamps,

@@ -14,10 +14,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (expected === undefined) return next()
   const given = c.req.header(API_KEY_HEADER)
   if (given === undefined || !(await secretsEqual(given, expected))) {
-    return c.json(
-      errorBody('UNAUTHORIZED', `missing or wrong ${API_KEY_HEADER} header`),
-      401,
-    )
+    return c.json(errorBody('UNAUTHORIZED', `missing or wrong ${API_KEY_HEADER} header`), 401)
   }
   await next()
 })

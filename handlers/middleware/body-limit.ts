@@ -12,7 +12,10 @@ export const jsonBodyLimit = createMiddleware<AppEnv>((c, next) =>
     maxSize: c.var.config.maxBodyBytes,
     onError: (c) =>
       c.json(
-        errorBody('PAYLOAD_TOO_LARGE', `request body is larger than ${c.var.config.maxBodyBytes} bytes`),
+        errorBody(
+          'PAYLOAD_TOO_LARGE',
+          `request body is larger than ${c.var.config.maxBodyBytes} bytes`,
+        ),
         413,
       ),
   })(c, next),

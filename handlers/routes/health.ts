@@ -13,7 +13,10 @@ async function probe(db: Db): Promise<ProbeResult> {
     await Promise.race([
       db.execute(sql`select 1`),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)),
+          PROBE_TIMEOUT_MS,
+        )
       }),
     ])
     return { ok: true, latencyMs: Math.round(performance.now() - started) }
@@ -47,7 +50,9 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     gateway: host.ok ? host.h.gateway : null,
   }
   if (body.status === 'ok') return c.json(body, 200)
-  const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(Boolean)
+  const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(
+    Boolean,
+  )
   return c.json(
     {
       ...body,

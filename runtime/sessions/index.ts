@@ -87,14 +87,14 @@ export async function create(db: Db, input: CreateSessionInput): Promise<Session
       .returning()
     return toSession(row!)
   } catch (error) {
-    if (pgErrorCode(error) === PG_FOREIGN_KEY_VIOLATION) throw new WorkspaceNotFound({ workspaceId })
+    if (pgErrorCode(error) === PG_FOREIGN_KEY_VIOLATION)
+      throw new WorkspaceNotFound({ workspaceId })
     throw error
   }
 }
 
 export type SaveResult =
-  | { ok: true; session: Session }
-  | { ok: false; reason: 'conflict'; session: Session }
+  { ok: true; session: Session } | { ok: false; reason: 'conflict'; session: Session }
 
 /**
  * Saves messages only if the caller saw the current revision; the check and the increment are one
@@ -143,6 +143,9 @@ export async function patch(db: Db, id: string, input: PatchSessionInput): Promi
  * Mastra thread through the compute host; this is the row-level step of that lifecycle.
  */
 export async function remove(db: Db, id: string): Promise<void> {
-  const deleted = await db.delete(sessions).where(eq(sessions.id, id)).returning({ id: sessions.id })
+  const deleted = await db
+    .delete(sessions)
+    .where(eq(sessions.id, id))
+    .returning({ id: sessions.id })
   if (deleted.length === 0) throw new SessionNotFound({ id })
 }

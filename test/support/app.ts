@@ -19,7 +19,11 @@ export function createTestApp(options: {
     ...(options.apiKey && { POPAGENT_API_KEY: options.apiKey }),
     ...(options.maxBodyBytes && { POPAGENT_MAX_BODY_BYTES: String(options.maxBodyBytes) }),
   })
-  return createNodeEdgeApp({ config, db: options.db, observabilityDb: options.observabilityDb ?? options.db })
+  return createNodeEdgeApp({
+    config,
+    db: options.db,
+    observabilityDb: options.observabilityDb ?? options.db,
+  })
 }
 
 export const json = (body: unknown, init: RequestInit = {}): RequestInit => ({

@@ -40,17 +40,24 @@ async function admin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createDatabaseOnServer(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+export async function createDatabaseOnServer(): Promise<{
+  name: string
+  url: string
+  drop: () => Promise<void>
+}> {
   const name = `popagent_test_${randomBytes(6).toString('hex')}`
   await admin((sql) => sql.unsafe(`create database "${name}"`))
   return {
     name,
     url: databaseUrl(name),
-    drop: () => admin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).then(() => {}),
+    drop: () =>
+      admin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).then(() => {}),
   }
 }
 
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   const created = await createDatabaseOnServer()
   const handle = openPostgres(created.url, { max: 10, applicationName: 'popagent-test' })
   if (options.migrate ?? true) await migrateDatabase(handle)

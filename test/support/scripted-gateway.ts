@@ -77,7 +77,9 @@ export async function startScriptedGateway(
     }
     requests.push(recorded)
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return sendJson(res, 401, { error: { message: 'invalid api key', type: 'authentication_error' } })
+      return sendJson(res, 401, {
+        error: { message: 'invalid api key', type: 'authentication_error' },
+      })
     }
     if (recorded.method === 'GET' && recorded.path === '/v1/models') {
       return sendJson(res, 200, {
@@ -96,14 +98,20 @@ export async function startScriptedGateway(
       return sendJson(res, 200, {
         object: 'list',
         model: body?.model,
-        data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embed(text, options.embeddingDimensions ?? 16) })),
+        data: inputs.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: embed(text, options.embeddingDimensions ?? 16),
+        })),
         usage: { prompt_tokens: inputs.join(' ').length, total_tokens: inputs.join(' ').length },
       })
     }
     if (recorded.method === 'POST' && recorded.path === '/v1/chat/completions') {
-      const reply =
-        queue.shift() ??
-        responder?.(recorded) ?? { status: 500, message: 'scripted gateway: no reply was scripted for this request' }
+      const reply = queue.shift() ??
+        responder?.(recorded) ?? {
+          status: 500,
+          message: 'scripted gateway: no reply was scripted for this request',
+        }
       streaming++
       try {
         await chatReply(req, res, body, reply)
@@ -141,22 +149,33 @@ export async function startScriptedGateway(
 async function chatReply(req: IncomingMessage, res: ServerResponse, body: any, reply: Reply) {
   if (reply.delayMs) await sleep(reply.delayMs)
   if ('status' in reply) {
-    return sendJson(res, reply.status, { error: { message: reply.message ?? `scripted ${reply.status}`, code: reply.status } }, reply.headers)
+    return sendJson(
+      res,
+      reply.status,
+      { error: { message: reply.message ?? `scripted ${reply.status}`, code: reply.status } },
+      reply.headers,
+    )
   }
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`
   const model = String(body?.model ?? 'unknown')
-  const deltas = reply.text === undefined ? [] : Array.isArray(reply.text) ? reply.text : [reply.text]
+  const deltas =
+    reply.text === undefined ? [] : Array.isArray(reply.text) ? reply.text : [reply.text]
   const calls = (reply.toolCalls ?? []).map((c, i) => ({
     id: c.id ?? `call_${i}_${Math.random().toString(36).slice(2, 8)}`,
     type: 'function' as const,
-    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+    function: {
+      name: c.name,
+      arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+    },
   }))
   const finish = reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop')
   const text = deltas.join('')
   const usage = {
     prompt_tokens: reply.usage?.promptTokens ?? 10,
     completion_tokens: reply.usage?.completionTokens ?? Math.max(1, Math.ceil(text.length / 4)),
-    total_tokens: (reply.usage?.promptTokens ?? 10) + (reply.usage?.completionTokens ?? Math.max(1, Math.ceil(text.length / 4))),
+    total_tokens:
+      (reply.usage?.promptTokens ?? 10) +
+      (reply.usage?.completionTokens ?? Math.max(1, Math.ceil(text.length / 4))),
   }
   if (!body?.stream) {
     if (reply.dropAfterChunks !== undefined) return void req.socket.destroy()
@@ -165,11 +184,26 @@ async function chatReply(req: IncomingMessage, res: ServerResponse, body: any, r
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text || null, ...(calls.length && { tool_calls: calls }) }, finish_reason: finish }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: text || null,
+            ...(calls.length && { tool_calls: calls }),
+          },
+          finish_reason: finish,
+        },
+      ],
       usage,
     })
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  })
+  res.flushHeaders()
   const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) => ({
     id,
     object: 'chat.completion.chunk',
@@ -186,7 +220,8 @@ async function chatReply(req: IncomingMessage, res: ServerResponse, body: any, r
   ]
   let sent = 0
   for (const event of events) {
-    if (reply.dropAfterChunks !== undefined && sent >= reply.dropAfterChunks) return void req.socket.destroy()
+    if (reply.dropAfterChunks !== undefined && sent >= reply.dropAfterChunks)
+      return void req.socket.destroy()
     if (res.destroyed) return
     res.write(`data: ${JSON.stringify(event)}\n\n`)
     sent++
@@ -195,7 +230,12 @@ async function chatReply(req: IncomingMessage, res: ServerResponse, body: any, r
   res.end('data: [DONE]\n\n')
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
   res.end(JSON.stringify(body))
 }

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { connectPostgres } from '../db/connect-postgres.ts'
+import { parseHostEnv } from '../compute-host/env.ts'
+import { startComputeHost, type ComputeHost } from '../compute-host/main.ts'
+import { createLogger } from '../compute-host/log.ts'
+import { createTestApp } from './support/app.ts'
+import {
+  createDatabaseOnServer,
+  createTestDatabase,
+  type TestDatabase,
+} from './support/database.ts'
+import { startScriptedGateway, type ScriptedGateway } from './support/scripted-gateway.ts'
+
+const quietLog = createLogger({ secrets: [], write: () => {} })
+
+describe('GET /api/health', () => {
+  let app: TestDatabase
+  let observability: Awaited<ReturnType<typeof createDatabaseOnServer>>
+  let host: ComputeHost
+  let gateway: ScriptedGateway
+  before(async () => {
+    app = await createTestDatabase({ migrate: false })
+    observability = await createDatabaseOnServer()
+    gateway = await startScriptedGateway()
+    host = await startComputeHost(
+      parseHostEnv({
+        DATABASE_URL: app.url,
+        OBSERVABILITY_DATABASE_URL: observability.url,
+        NINEROUTER_URL: gateway.url,
+      }),
+      { port: 0, log: quietLog },
+    )
+  })
+  after(async () => {
+    await host.stop()
+    await gateway.close()
+    await app.drop()
+    await observability.drop()
+  })
+
+  const edge = (
+    overrides: { observabilityDb?: any; db?: any; hostUrl?: string; hostToken?: string } = {},
+  ) =>
+    createTestApp({
+      db: overrides.db ?? host.resources.databases.application.db,
+      observabilityDb: overrides.observabilityDb ?? host.resources.databases.observability.db,
+      hostUrl: overrides.hostUrl ?? host.url,
+      hostToken: overrides.hostToken ?? host.token,
+    })
+
+  test('200 when both databases answer, with the host and the gateway reported', async () => {
+    const res = await edge().request('/api/health')
+    const body = (await res.json()) as any
+    assert.equal(res.status, 200, JSON.stringify(body))
+    assert.equal(body.status, 'ok')
+    assert.equal(body.databases.application.ok, true)
+    assert.equal(body.databases.observability.ok, true)
+    assert.equal(body.computeHost.reachable, true)
+    assert.equal(body.gateway.reachable, true)
+    assert.ok(
+      gateway.requests.some((r) => r.path === '/v1/models'),
+      'the host asked the gateway',
+    )
+  })
+
+  test('503 naming the observability database when only it is down', async () => {
+    const down = connectPostgres('postgres://postgres@127.0.0.1:1/none', { max: 1 })
+    try {
+      const res = await edge({ observabilityDb: down.db }).request('/api/health')
+      const body = (await res.json()) as any
+      assert.equal(res.status, 503)
+      assert.equal(body.error.code, 'NOT_READY')
+      assert.match(body.error.message, /^observability database/)
+      assert.equal(body.databases.application.ok, true)
+      assert.equal(body.databases.observability.ok, false)
+    } finally {
+      await down.close()
+    }
+  })
+
+  test('503 naming the application database when it is down', async () => {
+    const down = connectPostgres('postgres://postgres@127.0.0.1:1/none', { max: 1 })
+    try {
+      const res = await edge({ db: down.db }).request('/api/health')
+      const body = (await res.json()) as any
+      assert.equal(res.status, 503)
+      assert.match(body.error.message, /^application database/)
+    } finally {
+      await down.close()
+    }
+  })
+
+  test('an unreachable compute host or a wrong host token is reported, not a readiness failure', async () => {
+    for (const overrides of [
+      { hostUrl: 'http://127.0.0.1:1' },
+      { hostToken: 'not-the-host-token-000000' },
+    ]) {
+      const res = await edge(overrides).request('/api/health')
+      const body = (await res.json()) as any
+      assert.equal(res.status, 200)
+      assert.equal(body.computeHost.reachable, false)
+      assert.equal(typeof body.computeHost.error, 'string')
+      assert.equal(body.gateway, null)
+    }
+  })
+
+  test('the host API refuses requests without its token', async () => {
+    const res = await fetch(`${host.url}/internal/health`)
+    assert.equal(res.status, 401)
+    const wrong = await fetch(`${host.url}/internal/health`, {
+      headers: { authorization: 'Bearer nope' },
+    })
+    assert.equal(wrong.status, 401)
+  })
+})
