@@ -15,7 +15,9 @@ let client: ReturnType<typeof hc<AppType>>
 before(async () => {
   database = await createTestDatabase()
   const app = createTestApp({ db: database.db })
-  client = hc<AppType>('http://popagent.test', { fetch: (input: RequestInfo | URL, init?: RequestInit) => app.request(input, init) })
+  client = hc<AppType>('http://popagent.test', {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => app.request(input, init),
+  })
 })
 after(() => database.drop())
 
@@ -26,10 +28,16 @@ test('the typed client creates, saves and narrows a conflict to the current sess
   const session = await created.json()
   const id = session.id
 
-  const saved = await client.api.sessions[':id'].$put({ param: { id }, json: { revision: 0, messages: [] } })
+  const saved = await client.api.sessions[':id'].$put({
+    param: { id },
+    json: { revision: 0, messages: [] },
+  })
   assert.equal(saved.status, 200)
 
-  const stale = await client.api.sessions[':id'].$put({ param: { id }, json: { revision: 0, messages: [] } })
+  const stale = await client.api.sessions[':id'].$put({
+    param: { id },
+    json: { revision: 0, messages: [] },
+  })
   assert.equal(stale.status, 409)
   if (stale.status === 409) {
     const body = await stale.json()
@@ -37,7 +45,9 @@ test('the typed client creates, saves and narrows a conflict to the current sess
     assert.equal(body.error.code, 'REVISION_CONFLICT')
   }
 
-  const missing = await client.api.sessions[':id'].$get({ param: { id: 'ses_00000000000000000000000000' } })
+  const missing = await client.api.sessions[':id'].$get({
+    param: { id: 'ses_00000000000000000000000000' },
+  })
   assert.equal(missing.status, 404)
 
   const list = await client.api.sessions.$get({ query: { status: 'active' } })

@@ -64,18 +64,21 @@ export async function openEmbeddedPair(dataDir: string): Promise<{
   const obsDir = join(dataDir, 'observability')
   await mkdir(dataDir, { recursive: true })
   const created = !isInitialised(appDir)
+  if (!created && isInitialised(obsDir)) {
+    // A restart: open both at once; their WASM start-ups overlap.
+    const [application, observability] = await Promise.all([openPglite(appDir), openPglite(obsDir)])
+    return { application, observability, created }
+  }
   const application = await openPglite(appDir)
   let observability: PGlite
   if (isInitialised(obsDir)) {
     observability = await openPglite(obsDir)
   } else {
-    const [{ count }] = (
-      await application.query<{ count: number }>(
-        "select count(*)::int as count from pg_tables where schemaname not in ('pg_catalog', 'information_schema')",
-      )
-    ).rows as [{ count: number }]
+    const { rows } = await application.query<{ count: number }>(
+      "select count(*)::int as count from pg_tables where schemaname not in ('pg_catalog', 'information_schema')",
+    )
     // Clone only an empty cluster: once the application database has tables, start from initdb.
-    const seed = count === 0 ? await application.dumpDataDir('none') : undefined
+    const seed = rows[0]?.count === 0 ? await application.dumpDataDir('none') : undefined
     observability = await openPglite(obsDir, seed)
   }
   return { application, observability, created }
