@@ -22,6 +22,18 @@ export const HostEnv = z
     // The OpenAI-compatible model gateway (9Router) and its key.
     NINEROUTER_URL: z.url().default('http://127.0.0.1:20128/v1'),
     NINEROUTER_API_KEY: z.string().min(1).optional(),
+    // Local generations admitted at once (llama.cpp's parallel contexts); more wait FIFO.
+    POPAGENT_LOCAL_MODEL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    // Comma-separated model-id prefixes served by the local model and so admitted through the queue.
+    POPAGENT_LOCAL_MODEL_PREFIXES: z
+      .string()
+      .default('titan/')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      ),
     // Public port of the Node edge server.
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     // Address the Node edge server binds; loopback unless you put it behind a proxy on purpose.

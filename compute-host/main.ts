@@ -5,6 +5,8 @@ import { openDatabases } from './database/open.ts'
 import type { HostEnv } from './env.ts'
 import { createGatewayProbe } from './gateway/probe.ts'
 import { createLogger, type Logger } from './log.ts'
+import { createAdmissionQueue } from './models/admission-queue.ts'
+import { createLocalRouteMatcher } from './models/local-routes.ts'
 import type { HostResources } from './resources.ts'
 import { createHostApp, listenHost } from './server.ts'
 
@@ -47,6 +49,10 @@ export async function startComputeHost(
       databases,
       gateway: createGatewayProbe({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
       startedAt: new Date(),
+      localModels: {
+        queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
+        isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
+      },
     }
     const server = await listenHost(
       createHostApp(resources, token),

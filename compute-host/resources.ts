@@ -2,6 +2,7 @@ import type { Databases } from './database/open.ts'
 import type { HostEnv } from './env.ts'
 import type { createGatewayProbe } from './gateway/probe.ts'
 import type { Logger } from './log.ts'
+import type { AdmissionQueue } from './models/admission-queue.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -13,4 +14,6 @@ export type HostResources = {
   databases: Databases
   gateway: ReturnType<typeof createGatewayProbe>
   startedAt: Date
+  /** The local model's admission queue, and which model ids must pass it. */
+  localModels: { queue: AdmissionQueue; isLocal: (modelId: string) => boolean }
 }
