@@ -26,6 +26,7 @@ export function createHostApp($: HostResources, token: string) {
       startedAt: $.startedAt.toISOString(),
       databaseMode: $.databases.mode,
       gateway: await $.gateway.status(),
+      localModels: $.localModels.queue.stats(),
     }
     return c.json(body)
   })

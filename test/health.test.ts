@@ -58,6 +58,7 @@ describe('GET /api/health', () => {
     assert.equal(body.databases.observability.ok, true)
     assert.equal(body.computeHost.reachable, true)
     assert.equal(body.gateway.reachable, true)
+    assert.deepEqual(body.localModels, { limit: 2, active: 0, queued: 0 })
     assert.ok(
       gateway.requests.some((r) => r.path === '/v1/models'),
       'the host asked the gateway',

@@ -48,6 +48,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
       ? { reachable: true, startedAt: host.h.startedAt }
       : { reachable: false, error: host.error },
     gateway: host.ok ? host.h.gateway : null,
+    localModels: host.ok ? host.h.localModels : null,
   }
   if (body.status === 'ok') return c.json(body, 200)
   const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(

@@ -16,6 +16,14 @@ export const GatewayStatus = z.object({
 })
 export type GatewayStatus = z.infer<typeof GatewayStatus>
 
+/** The local model's admission queue: slots in use and generations waiting for one. */
+export const LocalModelStats = z.object({
+  limit: z.number(),
+  active: z.number(),
+  queued: z.number(),
+})
+export type LocalModelStats = z.infer<typeof LocalModelStats>
+
 export type HealthBody = {
   status: 'ok' | 'unavailable'
   databases: { application: ProbeResult; observability: ProbeResult }
@@ -23,4 +31,6 @@ export type HealthBody = {
   computeHost: { reachable: boolean; error?: string; startedAt?: string }
   /** Reported, never a readiness blocker. */
   gateway: GatewayStatus | null
+  /** Reported, never a readiness blocker. */
+  localModels: LocalModelStats | null
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { GatewayStatus } from './health.ts'
+import { GatewayStatus, LocalModelStats } from './health.ts'
 
 /**
  * The compute host's internal HTTP API, as both sides see it. The host serves it on loopback
@@ -17,5 +17,6 @@ export const HostHealth = z.object({
   startedAt: z.string(),
   databaseMode: z.enum(['embedded', 'postgres']),
   gateway: GatewayStatus,
+  localModels: LocalModelStats,
 })
 export type HostHealth = z.infer<typeof HostHealth>
