@@ -8,6 +8,7 @@ import { jsonBodyLimit } from './middleware/body-limit.ts'
 import { requestId } from './middleware/request-id.ts'
 import { health } from './routes/health.ts'
 import { sessions } from './routes/sessions.ts'
+import { settings } from './routes/settings.ts'
 
 /**
  * The edge: one stateless Hono app, shared by the Node entry and the Workers entry. Those entries
@@ -22,6 +23,7 @@ export const api = new Hono<AppEnv>()
   .use(apiKeyAuth, jsonBodyLimit, hostClient)
   .route('/health', health)
   .route('/sessions', sessions)
+  .route('/settings', settings)
 
 export const app = new Hono<AppEnv>().use(requestId).route('/api', api)
 

@@ -5,6 +5,9 @@ import { migrateDatabase } from '../compute-host/database/migrate.ts'
 import { openPostgres } from '../compute-host/database/postgres.ts'
 import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'
 import type { Db } from '../db/index.ts'
+import { DATA_MIGRATIONS } from '../db/data-migrations/index.ts'
+
+const ALL_DATA_MIGRATIONS = DATA_MIGRATIONS.map((m) => m.name).sort()
 
 const count = async (db: Db, table: string) => {
   const rows = (await db.execute(
@@ -21,12 +24,16 @@ test('concurrent starts migrate one database once, under the advisory lock', asy
       const reports = await Promise.all(handles.map((h) => migrateDatabase(h)))
       const applied = reports.flatMap((r) => r.dataMigrationsApplied).sort()
       // Each data migration ran in exactly one of the four starts.
-      assert.deepEqual(applied, [
-        '0001-seed-agent-runtime-settings',
-        '0002-register-default-workspace',
-      ])
+      assert.deepEqual(applied, ALL_DATA_MIGRATIONS)
       assert.equal(await count(database.db, 'popagent_agent_runtime_settings'), 1)
-      assert.equal(await count(database.db, 'popagent_data_migrations'), 2)
+      for (const table of [
+        'popagent_memory_settings',
+        'popagent_autonomy_settings',
+        'popagent_browser_settings',
+      ]) {
+        assert.equal(await count(database.db, table), 1, table)
+      }
+      assert.equal(await count(database.db, 'popagent_data_migrations'), DATA_MIGRATIONS.length)
     } finally {
       await Promise.all(handles.map((h) => h.close()))
     }
@@ -91,7 +98,7 @@ test('the embedded database migrates, keeps pgvector available, and a second run
     )
     assert.deepEqual(
       (markers as any).rows.map((r: any) => r.name),
-      ['0001-seed-agent-runtime-settings', '0002-register-default-workspace'],
+      ALL_DATA_MIGRATIONS,
     )
   } finally {
     await database.close()

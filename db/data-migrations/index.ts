@@ -3,12 +3,14 @@ import type { Db } from '../index.ts'
 import { dataMigrations } from '../schema/index.ts'
 import { seedAgentRuntimeSettings } from './0001-seed-agent-runtime-settings.ts'
 import { registerDefaultWorkspace } from './0002-register-default-workspace.ts'
+import { seedMemoryAutonomyBrowserSettings } from './0003-seed-memory-autonomy-browser-settings.ts'
 import type { DataMigration } from './types.ts'
 
 /** Every data migration, in the order it must run. Append only. */
 export const DATA_MIGRATIONS: readonly DataMigration[] = [
   seedAgentRuntimeSettings,
   registerDefaultWorkspace,
+  seedMemoryAutonomyBrowserSettings,
 ]
 
 /**

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm'
+import {
+  boolean,
+  check,
+  doublePrecision,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core'
+
+/**
+ * The Observational Memory singleton (see ../shared notes on Mastra memory for what each maps to).
+ * Seeded once by a data migration; configurable columns have no database defaults.
+ */
+export const memorySettings = pgTable(
+  'popagent_memory_settings',
+  {
+    singleton: boolean().primaryKey().default(true),
+    enabled: boolean().notNull(),
+    observationMessageTokens: integer().notNull(),
+    reflectionObservationTokens: integer().notNull(),
+    // Share of the observation threshold kept as raw history when observations activate.
+    rawHistoryRetention: doublePrecision().notNull(),
+    asyncBuffering: boolean().notNull(),
+    observationBufferTokens: doublePrecision().notNull(),
+    reflectionBufferActivation: doublePrecision().notNull(),
+    observationBlockAfter: doublePrecision().notNull(),
+    reflectionBlockAfter: doublePrecision().notNull(),
+    activateAfterIdle: text().notNull(),
+    activateOnProviderChange: boolean().notNull(),
+    shareTokenBudget: boolean().notNull(),
+    previousObserverTokens: integer().notNull(),
+    temporalMarkers: boolean().notNull(),
+    observeAttachments: text().notNull(),
+    retrievalScope: text().notNull(),
+    observerInstruction: text().notNull(),
+    reflectorInstruction: text().notNull(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [check('popagent_memory_settings_singleton', sql`${t.singleton}`)],
+)

@@ -1,0 +1,118 @@
+import { z } from 'zod'
+
+/**
+ * PATCH bodies of the four settings singletons. Every field is optional, unknown fields are
+ * refused, and an empty body is a 400. The GET bodies are the same fields, all present, plus
+ * `updatedAt` (and, for agent-runtime, the derived `effectiveDefaultModel`).
+ */
+const nonEmpty = (v: object) => Object.keys(v).length > 0
+const EMPTY = { message: 'give at least one setting to change' }
+const ModelId = z.string().trim().min(1).max(200)
+const Text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL')
+
+export const ModelSource = z.enum(['configured', 'local', 'free-coding-auto'])
+
+export const AgentRuntimeSettingsPatch = z
+  .strictObject({
+    modelSource: ModelSource,
+    configuredModel: ModelId,
+    localModel: ModelId,
+    freeCodingModel: ModelId,
+    // At least two steps: the last one is reserved for the final response.
+    supervisorMaxSteps: z.number().int().min(2).max(200),
+    specialistMaxSteps: z.number().int().min(2).max(200),
+    toolCallConcurrency: z.number().int().min(1).max(32),
+    processorRetries: z.number().int().min(0).max(10),
+    finalResponseFeedback: Text(4_000).pipe(z.string().min(1)),
+    delegationContextMaxMessages: z.number().int().min(0).max(200),
+    delegationContextMaxChars: z.number().int().min(0).max(1_000_000),
+    delegationResultMaxChars: z.number().int().min(100).max(1_000_000),
+    delegationFailureText: Text(4_000).pipe(z.string().min(1)),
+    delegationTruncationText: Text(1_000).pipe(z.string().min(1)),
+    taskConcurrency: z.number().int().min(1).max(64),
+    taskPollIntervalMs: z.number().int().min(100).max(600_000),
+    taskTimeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(24 * 3_600_000),
+    taskAbortAckMs: z.number().int().min(100).max(600_000),
+    taskStaleAfterMs: z
+      .number()
+      .int()
+      .min(60_000)
+      .max(7 * 24 * 3_600_000),
+  })
+  .partial()
+  .refine(nonEmpty, EMPTY)
+export type AgentRuntimeSettingsPatch = z.infer<typeof AgentRuntimeSettingsPatch>
+
+// Ratios in (0, 1] or absolute token counts ≥ 1000, as Mastra accepts them.
+const RatioOrTokens = z
+  .number()
+  .refine((v) => (v > 0 && v <= 1) || (Number.isInteger(v) && v >= 1000), {
+    message: 'a ratio in (0, 1] or a whole number of tokens ≥ 1000',
+  })
+const BlockAfter = z
+  .number()
+  .refine((v) => (v >= 1 && v < 100) || (Number.isInteger(v) && v >= 100), {
+    message: 'a multiplier in [1, 100) or a whole number of tokens ≥ 100',
+  })
+
+export const MemorySettingsPatch = z
+  .strictObject({
+    enabled: z.boolean(),
+    observationMessageTokens: z.number().int().min(1_000).max(1_000_000),
+    reflectionObservationTokens: z.number().int().min(1_000).max(1_000_000),
+    rawHistoryRetention: RatioOrTokens,
+    asyncBuffering: z.boolean(),
+    observationBufferTokens: RatioOrTokens,
+    reflectionBufferActivation: z.number().gt(0).lte(1),
+    observationBlockAfter: BlockAfter,
+    reflectionBlockAfter: BlockAfter,
+    activateAfterIdle: z.union([
+      z.enum(['auto', 'off']),
+      z.string().regex(/^\d+(ms|s|m|h)$/, 'auto, off, or a duration such as 5m'),
+    ]),
+    activateOnProviderChange: z.boolean(),
+    shareTokenBudget: z.boolean(),
+    previousObserverTokens: z.number().int().min(0).max(100_000),
+    temporalMarkers: z.boolean(),
+    observeAttachments: z.enum(['auto', 'on', 'off']),
+    retrievalScope: z.enum(['off', 'thread', 'resource']),
+    observerInstruction: Text(8_000),
+    reflectorInstruction: Text(8_000),
+  })
+  .partial()
+  .refine(nonEmpty, EMPTY)
+export type MemorySettingsPatch = z.infer<typeof MemorySettingsPatch>
+
+export const AutonomySettingsPatch = z
+  .strictObject({
+    evolutionEnabled: z.boolean(),
+    skillCreationEnabled: z.boolean(),
+    automaticFactRetention: z.boolean(),
+    selfUpdateEnabled: z.boolean(),
+    deploymentEnabled: z.boolean(),
+  })
+  .partial()
+  .refine(nonEmpty, EMPTY)
+export type AutonomySettingsPatch = z.infer<typeof AutonomySettingsPatch>
+
+export const BrowserSettingsPatch = z
+  .strictObject({ enabled: z.boolean() })
+  .partial()
+  .refine(nonEmpty, EMPTY)
+export type BrowserSettingsPatch = z.infer<typeof BrowserSettingsPatch>
+
+type Full<T> = { [K in keyof T]-?: Exclude<T[K], undefined> } & { updatedAt: string }
+export type AgentRuntimeSettings = Full<AgentRuntimeSettingsPatch> & {
+  effectiveDefaultModel: string
+}
+export type MemorySettings = Full<MemorySettingsPatch>
+export type AutonomySettings = Full<AutonomySettingsPatch>
+export type BrowserSettings = Full<BrowserSettingsPatch>
