@@ -18,7 +18,17 @@ import { dirname, join, posix, relative, sep } from 'node:path'
 
 export type Violation = { file: string; line: number; specifier: string; rule: string }
 
-const ZONES = ['handlers', 'runtime', 'db', 'compute-host', 'ui', 'cli', 'test', 'scripts'] as const
+const ZONES = [
+  'handlers',
+  'runtime',
+  'db',
+  'compute-host',
+  'ui',
+  'cli',
+  'test',
+  'scripts',
+  'bench',
+] as const
 type Zone = (typeof ZONES)[number] | 'root'
 
 // Packages that need Node (or a long-lived process) and so must stay out of edge-safe zones.
@@ -33,7 +43,7 @@ const NODE_ONLY_PACKAGES = [
 
 const EDGE_SAFE: ReadonlySet<Zone> = new Set(['handlers', 'runtime', 'db'])
 const NODE_ENTRY_FILES = new Set(['handlers/entry.node.ts'])
-const ENV_READERS: ReadonlySet<Zone> = new Set(['cli', 'scripts', 'test', 'root'])
+const ENV_READERS: ReadonlySet<Zone> = new Set(['cli', 'scripts', 'test', 'bench', 'root'])
 
 const IMPORT_PATTERN =
   /(?:^|[\s;])(import\s+type\s|import\s|export\s[^'"]*?from\s|import\s*\(|require\s*\()\s*(?:[^'"]*?\sfrom\s)?['"]([^'"]+)['"]/g
@@ -101,8 +111,11 @@ export function checkSource(file: string, source: string): Violation[] {
       if (zone === 'ui' && (builtin || nodeOnly)) add(at, specifier, 'ui/ runs in the browser')
       continue
     }
-    if (target === 'compute-host' && !['compute-host', 'cli', 'test', 'scripts'].includes(zone)) {
-      add(at, specifier, 'only cli/ and tests may import compute-host/')
+    if (
+      target === 'compute-host' &&
+      !['compute-host', 'cli', 'test', 'scripts', 'bench'].includes(zone)
+    ) {
+      add(at, specifier, 'only cli/, tests and benchmarks may import compute-host/')
     }
     if (target === 'cli' && !['cli', 'test'].includes(zone))
       add(at, specifier, 'nothing imports cli/')
