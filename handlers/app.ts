@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from './env.ts'
 import { handleError, handleNotFound } from './error-handler.ts'
-import { createHostClient } from './host-client.ts'
+import { createHostClient, type HostClient } from './host-client.ts'
 import { apiKeyAuth } from './middleware/auth.ts'
 import { jsonBodyLimit } from './middleware/body-limit.ts'
 import { requestId } from './middleware/request-id.ts'
@@ -14,8 +14,16 @@ import { settings } from './routes/settings.ts'
  * The edge: one stateless Hono app, shared by the Node entry and the Workers entry. Those entries
  * set `config`, `db` and `observabilityDb`; everything below only reads `c.var`.
  */
+// One client per parsed config (per process on Node, per isolate on Workers), not per request.
+const hostClients = new WeakMap<AppEnv['Variables']['config'], HostClient>()
 const hostClient = createMiddleware<AppEnv>(async (c, next) => {
-  c.set('host', createHostClient({ url: c.var.config.hostUrl, token: c.var.config.hostToken }))
+  const config = c.var.config
+  let client = hostClients.get(config)
+  if (!client) {
+    client = createHostClient({ url: config.hostUrl, token: config.hostToken })
+    hostClients.set(config, client)
+  }
+  c.set('host', client)
   await next()
 })
 
