@@ -3,6 +3,7 @@ import { createOnce } from '../runtime/once.ts'
 import { migrateDatabase, type MigrationReport } from './database/migrate.ts'
 import { openDatabases } from './database/open.ts'
 import type { HostEnv } from './env.ts'
+import { createModelCatalog } from './gateway/catalog.ts'
 import { createGatewayProbe } from './gateway/probe.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createAdmissionQueue } from './models/admission-queue.ts'
@@ -48,6 +49,7 @@ export async function startComputeHost(
       log,
       databases,
       gateway: createGatewayProbe({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
+      catalog: createModelCatalog({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
       startedAt: new Date(),
       localModels: {
         queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),

@@ -1,5 +1,6 @@
 import type { Databases } from './database/open.ts'
 import type { HostEnv } from './env.ts'
+import type { ModelCatalogReader } from './gateway/catalog.ts'
 import type { createGatewayProbe } from './gateway/probe.ts'
 import type { Logger } from './log.ts'
 import type { AdmissionQueue } from './models/admission-queue.ts'
@@ -13,6 +14,8 @@ export type HostResources = {
   log: Logger
   databases: Databases
   gateway: ReturnType<typeof createGatewayProbe>
+  /** The gateway's model catalog, cached. */
+  catalog: ModelCatalogReader
   startedAt: Date
   /** The local model's admission queue, and which model ids must pass it. */
   localModels: { queue: AdmissionQueue; isLocal: (modelId: string) => boolean }

@@ -20,16 +20,19 @@ export function createHostApp($: HostResources, token: string) {
     await next()
   })
 
-  const app = new Hono().use(requireToken).get(HostPaths.health, async (c) => {
-    const body: HostHealth = {
-      status: 'ok',
-      startedAt: $.startedAt.toISOString(),
-      databaseMode: $.databases.mode,
-      gateway: await $.gateway.status(),
-      localModels: $.localModels.queue.stats(),
-    }
-    return c.json(body)
-  })
+  const app = new Hono()
+    .use(requireToken)
+    .get(HostPaths.health, async (c) => {
+      const body: HostHealth = {
+        status: 'ok',
+        startedAt: $.startedAt.toISOString(),
+        databaseMode: $.databases.mode,
+        gateway: await $.gateway.status(),
+        localModels: $.localModels.queue.stats(),
+      }
+      return c.json(body)
+    })
+    .get(HostPaths.models, async (c) => c.json(await $.catalog.read()))
   app.onError((error, c) => {
     $.log.error('host request failed', { path: c.req.path, error })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)

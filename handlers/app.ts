@@ -6,7 +6,9 @@ import { createHostClient, type HostClient } from './host-client.ts'
 import { apiKeyAuth } from './middleware/auth.ts'
 import { jsonBodyLimit } from './middleware/body-limit.ts'
 import { requestId } from './middleware/request-id.ts'
+import { agents } from './routes/agents.ts'
 import { health } from './routes/health.ts'
+import { models } from './routes/models.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 
@@ -30,6 +32,8 @@ const hostClient = createMiddleware<AppEnv>(async (c, next) => {
 export const api = new Hono<AppEnv>()
   .use(apiKeyAuth, jsonBodyLimit, hostClient)
   .route('/health', health)
+  .route('/models', models)
+  .route('/agents', agents)
   .route('/sessions', sessions)
   .route('/settings', settings)
 

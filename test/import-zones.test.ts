@@ -55,3 +55,14 @@ test('dynamic imports and re-exports are checked too', () => {
   assert.equal(checkSource('handlers/x.ts', "import { Cron } from 'croner'").length, 1)
   assert.equal(checkSource('handlers/x.ts', "import { Agent } from '@mastra/core/agent'").length, 1)
 })
+
+test('vendor model SDKs are refused everywhere but tests', () => {
+  assert.equal(checkSource('compute-host/x.ts', "import OpenAI from 'openai'").length, 1)
+  assert.equal(
+    checkSource('compute-host/x.ts', "import { openai } from '@ai-sdk/openai'").length,
+    1,
+  )
+  assert.equal(checkSource('cli/x.ts', "import A from '@anthropic-ai/sdk'").length, 1)
+  const generic = "import { createOpenAICompatible } from '@ai-sdk/openai-compatible'"
+  assert.equal(checkSource('compute-host/x.ts', generic).length, 0)
+})

@@ -4,6 +4,7 @@ import { dataMigrations } from '../schema/index.ts'
 import { seedAgentRuntimeSettings } from './0001-seed-agent-runtime-settings.ts'
 import { registerDefaultWorkspace } from './0002-register-default-workspace.ts'
 import { seedMemoryAutonomyBrowserSettings } from './0003-seed-memory-autonomy-browser-settings.ts'
+import { seedAgentRolesAndSkills } from './0004-seed-agent-roles-and-skills.ts'
 import type { DataMigration } from './types.ts'
 
 /** Every data migration, in the order it must run. Append only. */
@@ -11,6 +12,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   seedAgentRuntimeSettings,
   registerDefaultWorkspace,
   seedMemoryAutonomyBrowserSettings,
+  seedAgentRolesAndSkills,
 ]
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { GatewayStatus, LocalModelStats } from './health.ts'
+import { CatalogRead } from './models.ts'
 
 /**
  * The compute host's internal HTTP API, as both sides see it. The host serves it on loopback
@@ -10,6 +11,7 @@ export const HOST_TOKEN_HEADER = 'authorization'
 
 export const HostPaths = {
   health: '/internal/health',
+  models: '/internal/models',
 } as const
 
 export const HostHealth = z.object({
@@ -20,3 +22,5 @@ export const HostHealth = z.object({
   localModels: LocalModelStats,
 })
 export type HostHealth = z.infer<typeof HostHealth>
+
+export const HostModels = CatalogRead

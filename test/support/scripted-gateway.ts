@@ -48,6 +48,8 @@ export type ScriptedGateway = {
   /** Decide replies from the request instead of (or after) the queue. */
   respondWith(fn: ((request: RecordedRequest) => Reply | undefined) | undefined): void
   setModels(models: ScriptedModel[]): void
+  /** Make `GET /v1/models` answer this status (a gateway whose catalog is down); undefined heals. */
+  failModels(status: number | undefined): void
   /** Count of chat requests still streaming. */
   active(): number
   close(): Promise<void>
@@ -60,6 +62,7 @@ export async function startScriptedGateway(
   options: { models?: ScriptedModel[]; embeddingDimensions?: number; apiKey?: string } = {},
 ): Promise<ScriptedGateway> {
   let models = options.models ?? [{ id: 'test/model', contextWindow: 32_768 }]
+  let modelsFailure: number | undefined
   const queue: Reply[] = []
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
@@ -82,6 +85,9 @@ export async function startScriptedGateway(
       })
     }
     if (recorded.method === 'GET' && recorded.path === '/v1/models') {
+      if (modelsFailure) {
+        return sendJson(res, modelsFailure, { error: { message: 'scripted catalog failure' } })
+      }
       return sendJson(res, 200, {
         object: 'list',
         data: models.map((m) => ({
@@ -140,6 +146,7 @@ export async function startScriptedGateway(
     enqueue: (...replies) => void queue.push(...replies),
     respondWith: (fn) => void (responder = fn),
     setModels: (next) => void (models = next),
+    failModels: (status) => void (modelsFailure = status),
     active: () => streaming,
     close,
     [Symbol.asyncDispose]: close,

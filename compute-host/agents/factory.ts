@@ -1,0 +1,101 @@
+import { Agent } from '@mastra/core/agent'
+import { createSkill } from '@mastra/core/skills'
+import type { Db } from '../../db/index.ts'
+import * as Agents from '../../runtime/agents/index.ts'
+import type { AgentRow } from '../../runtime/agents/index.ts'
+import * as Skills from '../../runtime/agents/skills.ts'
+import type { SkillRow } from '../../runtime/agents/skills.ts'
+import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
+import { isToolName } from '../../runtime/agents/tool-catalog.ts'
+import { ConfigurationError } from '../../runtime/errors.ts'
+import type { GatewayModels } from '../models/gateway-models.ts'
+import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
+import type { AnyTool, ToolProvider } from './tool-provider.ts'
+
+export type UnavailableTool = { agentId: string; tool: string; reason: string }
+
+export type RunAgent = Agent<string, Record<string, AnyTool>, undefined, RunContextValues>
+
+export type RunAgents = {
+  supervisor: RunAgent
+  specialists: Record<string, RunAgent>
+  /** Tools an agent's membership names that this host could not bind, with the reason. */
+  unavailableTools: UnavailableTool[]
+}
+
+/**
+ * Builds a run's agents from PostgreSQL on every call: instructions, description, tools, skills
+ * and model override all come from the rows, so an edit applies on the next run and there is no
+ * prompt or capability fallback in code. The model is resolved per call from the run's request
+ * context: an override when the row has one, otherwise the route the request selected.
+ *
+ * Only the supervisor gets `agents`; specialists are built without them, so they can never
+ * delegate to each other.
+ */
+export function createAgentFactory(options: {
+  db: Db
+  models: GatewayModels
+  tools: ToolProvider
+}) {
+  const { db, models, tools } = options
+
+  function buildAgent(row: AgentRow, skills: SkillRow[], unavailable: UnavailableTool[]) {
+    const bound: Record<string, AnyTool> = {}
+    for (const name of row.tools) {
+      if (!isToolName(name)) {
+        unavailable.push({ agentId: row.id, tool: name, reason: `"${name}" is not a known tool` })
+        continue
+      }
+      const binding = tools.bind(name, row)
+      if (binding.ok) bound[name] = binding.tool
+      else unavailable.push({ agentId: row.id, tool: name, reason: binding.reason })
+    }
+    return {
+      id: row.id,
+      name: row.displayName,
+      description: row.delegationDescription,
+      instructions: row.instructions,
+      model: ({ requestContext }: { requestContext: RunContext }) =>
+        models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
+      tools: bound,
+      skills: skills.map((s) =>
+        createSkill({
+          name: s.name,
+          description: s.description,
+          instructions: s.instructions,
+          references: s.references,
+          metadata: { skillId: s.id, sourceUrl: s.sourceUrl, evolutionManaged: s.evolutionManaged },
+        }),
+      ),
+    }
+  }
+
+  return {
+    async build(): Promise<RunAgents> {
+      const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
+      const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
+      const unavailableTools: UnavailableTool[] = []
+      const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
+      if (!supervisorRow) {
+        throw new ConfigurationError(
+          { id: SUPERVISOR_AGENT_ID },
+          {
+            message: `the supervisor agent "${SUPERVISOR_AGENT_ID}" is missing from popagent_agents`,
+          },
+        )
+      }
+      const specialists: RunAgents['specialists'] = {}
+      for (const row of rows) {
+        if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
+        specialists[row.id] = new Agent(buildAgent(row, skillsOf(row.id), unavailableTools))
+      }
+      const supervisor: RunAgent = new Agent({
+        ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools),
+        agents: specialists,
+      })
+      return { supervisor, specialists, unavailableTools }
+    },
+  }
+}
+
+export type AgentFactory = ReturnType<typeof createAgentFactory>

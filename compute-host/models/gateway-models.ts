@@ -1,0 +1,73 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { wrapLanguageModel } from 'ai'
+import { holdLeaseForStream, type AdmissionQueue } from './admission-queue.ts'
+
+/**
+ * An AI SDK v4-specification language model as the pinned provider builds it, the type Mastra's
+ * bundled provider types accept (STACK.md: `ai`'s own copy of the spec has drifted by a finish
+ * reason, so the admission-wrapped model is narrowed back to this type).
+ */
+export type GatewayLanguageModel = ReturnType<
+  ReturnType<typeof createOpenAICompatible>['chatModel']
+>
+
+export type GatewayModels = {
+  /** A language model for one gateway route; local routes pass the admission queue. */
+  languageModel(modelId: string): GatewayLanguageModel
+}
+
+/**
+ * Model access for the whole host: one OpenAI-compatible provider pointed at the gateway (9Router),
+ * so no vendor SDK appears in application code and the provider stays swappable (M1).
+ *
+ * Routes the configuration marks local are wrapped so every generation first takes a slot in the
+ * admission queue, waiting FIFO, leaving the queue if its call is aborted, and holding the slot
+ * until the response stream ends or is cancelled, not merely until the request was sent.
+ */
+export function createGatewayModels(options: {
+  url: string
+  apiKey?: string
+  localModels: { queue: AdmissionQueue; isLocal: (modelId: string) => boolean }
+  fetch?: typeof fetch
+}): GatewayModels {
+  const provider = createOpenAICompatible({
+    name: 'gateway',
+    baseURL: options.url.replace(/\/+$/, ''),
+    ...(options.apiKey && { apiKey: options.apiKey }),
+    includeUsage: true,
+    ...(options.fetch && { fetch: options.fetch }),
+  })
+  const { queue, isLocal } = options.localModels
+
+  return {
+    languageModel(modelId) {
+      const model = provider.chatModel(modelId)
+      if (!isLocal(modelId)) return model
+      const wrapped = wrapLanguageModel({
+        model,
+        middleware: {
+          specificationVersion: 'v4',
+          async wrapGenerate({ doGenerate, params }) {
+            const lease = await queue.acquire(params.abortSignal)
+            try {
+              return await doGenerate()
+            } finally {
+              lease.release()
+            }
+          },
+          async wrapStream({ doStream, params }) {
+            const lease = await queue.acquire(params.abortSignal)
+            try {
+              const result = await doStream()
+              return { ...result, stream: holdLeaseForStream(result.stream, lease) }
+            } catch (error) {
+              lease.release()
+              throw error
+            }
+          },
+        },
+      })
+      return wrapped as unknown as GatewayLanguageModel
+    },
+  }
+}

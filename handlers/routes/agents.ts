@@ -1,0 +1,49 @@
+import { Hono } from 'hono'
+import * as Agents from '../../runtime/agents/index.ts'
+import * as Skills from '../../runtime/agents/skills.ts'
+import {
+  AgentParams,
+  CreateSkillInput,
+  PatchAgentInput,
+  PatchSkillInput,
+  SkillParams,
+} from '../../runtime/contracts/agents.ts'
+import type { AppEnv } from '../env.ts'
+import { assertKnownModels } from '../known-models.ts'
+import { validate } from '../validate.ts'
+
+/** Persisted system agents and their Agent Skills. Edits apply on each agent's next run. */
+export const agents = new Hono<AppEnv>()
+  .get('/', async (c) => c.json({ agents: await Agents.list(c.var.db) }, 200))
+  .get('/:id', validate('param', AgentParams), async (c) =>
+    c.json(await Agents.get(c.var.db, c.req.valid('param').id), 200),
+  )
+  .patch('/:id', validate('param', AgentParams), validate('json', PatchAgentInput), async (c) => {
+    const input = c.req.valid('json')
+    await assertKnownModels(c, [input.modelOverride])
+    return c.json(await Agents.patch(c.var.db, c.req.valid('param').id, input), 200)
+  })
+  .get('/:id/skills', validate('param', AgentParams), async (c) =>
+    c.json({ skills: await Skills.list(c.var.db, c.req.valid('param').id) }, 200),
+  )
+  .post(
+    '/:id/skills',
+    validate('param', AgentParams),
+    validate('json', CreateSkillInput),
+    async (c) =>
+      c.json(await Skills.create(c.var.db, c.req.valid('param').id, c.req.valid('json')), 201),
+  )
+  .patch(
+    '/:id/skills/:skillId',
+    validate('param', SkillParams),
+    validate('json', PatchSkillInput),
+    async (c) => {
+      const { id, skillId } = c.req.valid('param')
+      return c.json(await Skills.patch(c.var.db, id, skillId, c.req.valid('json')), 200)
+    },
+  )
+  .delete('/:id/skills/:skillId', validate('param', SkillParams), async (c) => {
+    const { id, skillId } = c.req.valid('param')
+    await Skills.remove(c.var.db, id, skillId)
+    return c.json({ deleted: skillId }, 200)
+  })

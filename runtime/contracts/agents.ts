@@ -1,0 +1,110 @@
+import { z } from 'zod'
+import { SkillId } from '../ids.ts'
+
+/**
+ * Agent and Agent Skill wire types, shared by the handlers, the UI and the CLI. Tool names are
+ * checked against the tool catalog by the agent store, which knows the role rules; the schema
+ * here only bounds the shape.
+ */
+const NO_NUL = (v: string) => !v.includes('\u0000')
+const Text = (max: number) =>
+  z.string().max(max).refine(NO_NUL, 'must not contain a NUL character (\\u0000)')
+const Line = (max: number) => Text(max).pipe(z.string().trim().min(1))
+
+export const AgentId = z
+  .string()
+  .max(64)
+  .regex(/^[a-z][a-z0-9-]*$/, 'an agent id: lowercase letters, digits and hyphens')
+
+export const WorkspaceAccess = z.enum(['none', 'read-only', 'read-write'])
+export const BrowserAccess = z.enum(['none', 'read-only', 'interactive'])
+const ModelId = z.string().trim().min(1).max(200)
+const Url = z.url({ protocol: /^https?$/ }).max(2_000)
+
+export const Agent = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  delegationDescription: z.string(),
+  instructions: z.string(),
+  sourceUrls: z.array(z.string()),
+  workspaceAccess: WorkspaceAccess,
+  browserAccess: BrowserAccess,
+  delegationEligible: z.boolean(),
+  tools: z.array(z.string()),
+  modelOverride: z.string().nullable(),
+  updatedAt: z.string(),
+})
+export type Agent = z.infer<typeof Agent>
+
+export const PatchAgentInput = z
+  .strictObject({
+    displayName: Line(100),
+    delegationDescription: Line(2_000),
+    instructions: Line(100_000),
+    sourceUrls: z.array(Url).max(20),
+    workspaceAccess: WorkspaceAccess,
+    browserAccess: BrowserAccess,
+    delegationEligible: z.boolean(),
+    tools: z.array(z.string().min(1).max(100)).max(100),
+    modelOverride: ModelId.nullable(),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' })
+export type PatchAgentInput = z.infer<typeof PatchAgentInput>
+
+/** Agent Skills names: lowercase letters and digits in hyphen-separated words, 1–64 characters. */
+export const SkillName = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters and digits, words joined by single hyphens')
+
+// A reference is a relative path inside the skill: no absolute paths, no `..`, no backslashes.
+const ReferencePath = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._\/-]+$/, 'a relative path such as notes.md')
+const References = z
+  .record(ReferencePath, Text(100_000))
+  .refine((r) => Object.keys(r).length <= 20, 'at most 20 references')
+
+export const AgentSkill = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  instructions: z.string(),
+  references: z.record(z.string(), z.string()),
+  sourceUrl: z.string().nullable(),
+  enabled: z.boolean(),
+  evolutionManaged: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type AgentSkill = z.infer<typeof AgentSkill>
+
+export const CreateSkillInput = z.strictObject({
+  name: SkillName,
+  description: Line(1_024),
+  instructions: Line(100_000),
+  references: References.default({}),
+  sourceUrl: Url.nullable().default(null),
+  enabled: z.boolean().default(true),
+})
+export type CreateSkillInput = z.infer<typeof CreateSkillInput>
+
+export const PatchSkillInput = z
+  .strictObject({
+    name: SkillName,
+    description: Line(1_024),
+    instructions: Line(100_000),
+    references: References,
+    sourceUrl: Url.nullable(),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' })
+export type PatchSkillInput = z.infer<typeof PatchSkillInput>
+
+export const SkillParams = z.strictObject({ id: AgentId, skillId: SkillId })
+export const AgentParams = z.strictObject({ id: AgentId })
