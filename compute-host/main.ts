@@ -8,6 +8,9 @@ import { createGatewayProbe } from './gateway/probe.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createAdmissionQueue } from './models/admission-queue.ts'
 import { createLocalRouteMatcher } from './models/local-routes.ts'
+import { createGatewayModels } from './models/gateway-models.ts'
+import { createAgentFactory } from './agents/factory.ts'
+import { createToolProvider } from './agents/tool-provider.ts'
 import type { HostResources } from './resources.ts'
 import { createHostApp, listenHost } from './server.ts'
 
@@ -44,17 +47,27 @@ export async function startComputeHost(
     const migration = await retry(ready, MIGRATION_ATTEMPTS, log)
     log.info('database migrated', { mode: databases.mode, ...migration })
 
+    const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
+    const localModels = {
+      queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
+      isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
+    }
+    const models = createGatewayModels({ ...gateway, localModels })
     const resources: HostResources = {
       env,
       log,
       databases,
-      gateway: createGatewayProbe({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
-      catalog: createModelCatalog({ url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }),
+      gateway: createGatewayProbe(gateway),
+      catalog: createModelCatalog(gateway),
       startedAt: new Date(),
-      localModels: {
-        queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
-        isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
-      },
+      localModels,
+      models,
+      // Tool implementations join this provider as they are built (workspace tools, web search).
+      agents: createAgentFactory({
+        db: databases.application.db,
+        models,
+        tools: createToolProvider({}),
+      }),
     }
     const server = await listenHost(
       createHostApp(resources, token),

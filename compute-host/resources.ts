@@ -1,9 +1,11 @@
 import type { Databases } from './database/open.ts'
 import type { HostEnv } from './env.ts'
+import type { AgentFactory } from './agents/factory.ts'
 import type { ModelCatalogReader } from './gateway/catalog.ts'
 import type { createGatewayProbe } from './gateway/probe.ts'
 import type { Logger } from './log.ts'
 import type { AdmissionQueue } from './models/admission-queue.ts'
+import type { GatewayModels } from './models/gateway-models.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -19,4 +21,8 @@ export type HostResources = {
   startedAt: Date
   /** The local model's admission queue, and which model ids must pass it. */
   localModels: { queue: AdmissionQueue; isLocal: (modelId: string) => boolean }
+  /** Language models on the gateway; local routes pass the admission queue. */
+  models: GatewayModels
+  /** Builds each run's agents from PostgreSQL. */
+  agents: AgentFactory
 }

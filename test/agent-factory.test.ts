@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createRunContext } from '../compute-host/agents/run-context.ts'
+import * as Settings from '../runtime/settings/index.ts'
+import { json } from './support/app.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+
+describe('agent factory', () => {
+  let stack: TestStack
+  before(
+    async () =>
+      (stack = await startTestStack({
+        models: [{ id: 'remote/big' }, { id: 'cx/gpt-5.3-codex-spark' }, { id: 'titan/local' }],
+        hostEnv: { POPAGENT_LOCAL_MODEL_CONCURRENCY: '2', POPAGENT_LOCAL_MODEL_PREFIXES: 'titan/' },
+      })),
+  )
+  after(() => stack.stop())
+
+  const context = async (modelRoute: string) =>
+    createRunContext({
+      modelRoute,
+      settings: await Settings.agentRuntime.get(stack.host.resources.databases.application.db),
+    })
+  const modelIdOf = async (agent: any, requestContext: any) =>
+    ((await agent.getModel({ requestContext })) as { modelId: string }).modelId
+
+  test('builds the supervisor with only delegation-eligible specialists, who cannot delegate', async () => {
+    const { supervisor, specialists } = await stack.host.resources.agents.build()
+    const requestContext = await context('remote/big')
+    assert.equal(supervisor.id, 'orchistrator')
+    assert.equal(supervisor.name, 'Orchestrator')
+    const delegates = Object.keys(await supervisor.listAgents({ requestContext })).sort()
+    assert.deepEqual(
+      delegates,
+      [
+        'build-maintainer',
+        'build-release-manager',
+        'community-steward',
+        'implementer',
+        'reviewer',
+        'researcher',
+      ].sort(),
+    )
+    for (const specialist of Object.values(specialists)) {
+      assert.deepEqual(Object.keys(await specialist.listAgents({ requestContext })), [])
+    }
+  })
+
+  test('specialists resolve the request route unless their row overrides it', async () => {
+    const { supervisor, specialists } = await stack.host.resources.agents.build()
+    const requestContext = await context('remote/big')
+    assert.equal(await modelIdOf(supervisor, requestContext), 'remote/big')
+    assert.equal(await modelIdOf(specialists.implementer, requestContext), 'remote/big')
+    assert.equal(await modelIdOf(specialists.researcher, requestContext), 'cx/gpt-5.3-codex-spark')
+  })
+
+  test('a run without a model route is refused rather than sent to a default', async () => {
+    const { specialists } = await stack.host.resources.agents.build()
+    const { RequestContext } = await import('@mastra/core/request-context')
+    await assert.rejects(
+      async () => modelIdOf(specialists.implementer, new RequestContext()),
+      /no model route/,
+    )
+  })
+
+  test('an API edit changes what the next run is built with', async () => {
+    const edge = stack.edge()
+    const requestContext = await context('remote/big')
+    const before = await stack.host.resources.agents.build()
+    const skillsBefore = await before.specialists.implementer!.listSkills({ requestContext })
+    assert.equal(skillsBefore.length, 2)
+
+    const instructions = 'Implement with the smallest change that passes the tests. (edited)'
+    const patched = await edge.request(
+      '/api/agents/implementer',
+      json(
+        { instructions, modelOverride: 'cx/gpt-5.3-codex-spark', tools: ['workspace-read'] },
+        { method: 'PATCH' },
+      ),
+    )
+    assert.equal(patched.status, 200, await patched.clone().text())
+    const { skills } = (await (await edge.request('/api/agents/implementer/skills')).json()) as any
+    const disabled = await edge.request(
+      `/api/agents/implementer/skills/${skills[0].id}`,
+      json({ enabled: false }, { method: 'PATCH' }),
+    )
+    assert.equal(disabled.status, 200)
+
+    const next = await stack.host.resources.agents.build()
+    const implementer = next.specialists.implementer!
+    assert.equal(await implementer.getInstructions({ requestContext }), instructions)
+    assert.equal(await modelIdOf(implementer, requestContext), 'cx/gpt-5.3-codex-spark')
+    const skillNames = (await implementer.listSkills({ requestContext })).map((s) => s.name)
+    assert.deepEqual(skillNames, [skills[1].name])
+    // The run that was already built keeps what it started with.
+    assert.notEqual(
+      await before.specialists.implementer!.getInstructions({ requestContext }),
+      instructions,
+    )
+  })
+
+  test('tool names this host has no implementation for are reported, not faked', async () => {
+    const { unavailableTools, specialists } = await stack.host.resources.agents.build()
+    const requestContext = await context('remote/big')
+    // listTools is typed for an untyped context; the run context is a RequestContext all the same.
+    const tools = await specialists.reviewer!.listTools({ requestContext: requestContext as never })
+    assert.deepEqual(Object.keys(tools), [])
+    const reviewer = unavailableTools.filter((u) => u.agentId === 'reviewer')
+    assert.ok(reviewer.length > 0)
+    assert.match(reviewer[0]!.reason, /not installed on this host/)
+  })
+
+  test('a generation uses the route, the row instructions and the skill tools', async () => {
+    const { supervisor } = await stack.host.resources.agents.build()
+    stack.gateway.enqueue({ text: 'hello from the scripted gateway' })
+    const result = await supervisor.generate('Say hello.', {
+      requestContext: await context('remote/big'),
+      maxSteps: 1,
+    })
+    assert.equal(result.text, 'hello from the scripted gateway')
+    const call = stack.gateway.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!
+    assert.equal(call.body.model, 'remote/big')
+    const system = call.body.messages
+      .filter((m: any) => m.role === 'system')
+      .map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+      .join('\n')
+    const row = (await (await stack.edge().request('/api/agents/orchistrator')).json()) as any
+    assert.ok(
+      system.includes(row.instructions.slice(0, 200)),
+      'the row instructions are the prompt',
+    )
+    const toolNames = (call.body.tools ?? []).map((t: any) => t.function?.name)
+    for (const name of ['skill', 'skill_read', 'skill_search']) {
+      assert.ok(toolNames.includes(name), `${name} in ${toolNames.join(', ')}`)
+    }
+    assert.ok(toolNames.includes('agent-implementer'), toolNames.join(', '))
+  })
+
+  test('local routes never have more than the limit of generations at the gateway', async () => {
+    // The supervisor has no override, so the request's local route is what reaches the gateway.
+    const { supervisor } = await stack.host.resources.agents.build()
+    const requestContext = await context('titan/local')
+    const seen = stack.gateway.requests.length
+    let peak = 0
+    stack.gateway.respondWith(() => {
+      peak = Math.max(peak, stack.gateway.active() + 1)
+      return { text: ['a', 'b', 'c'], delayMs: 60, chunkDelayMs: 10 }
+    })
+    try {
+      const runs = Array.from({ length: 5 }, () =>
+        supervisor.generate('Go.', { requestContext, maxSteps: 1 }),
+      )
+      const texts = (await Promise.all(runs)).map((r) => r.text)
+      assert.deepEqual(texts, Array(5).fill('abc'))
+      const models = stack.gateway.requests.slice(seen).map((r) => r.body?.model)
+      assert.deepEqual(models, Array(5).fill('titan/local'))
+      assert.ok(peak <= 2, `peak ${peak}`)
+      assert.equal(peak, 2)
+      assert.deepEqual(stack.host.resources.localModels.queue.stats(), {
+        limit: 2,
+        active: 0,
+        queued: 0,
+      })
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+})
