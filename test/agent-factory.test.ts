@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { RequestContext } from '@mastra/core/request-context'
 import { createRunContext } from '../compute-host/agents/run-context.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import { json } from './support/app.ts'
@@ -16,11 +17,13 @@ describe('agent factory', () => {
   )
   after(() => stack.stop())
 
-  const context = async (modelRoute: string) =>
+  // Mastra's inspection methods (listSkills, listTools, getInstructions) are typed for an untyped
+  // context; the run context is a RequestContext all the same.
+  const context = async (modelRoute: string): Promise<RequestContext> =>
     createRunContext({
       modelRoute,
       settings: await Settings.agentRuntime.get(stack.host.resources.databases.application.db),
-    })
+    }) as unknown as RequestContext
   const modelIdOf = async (agent: any, requestContext: any) =>
     ((await agent.getModel({ requestContext })) as { modelId: string }).modelId
 
@@ -56,7 +59,6 @@ describe('agent factory', () => {
 
   test('a run without a model route is refused rather than sent to a default', async () => {
     const { specialists } = await stack.host.resources.agents.build()
-    const { RequestContext } = await import('@mastra/core/request-context')
     await assert.rejects(
       async () => modelIdOf(specialists.implementer, new RequestContext()),
       /no model route/,
@@ -66,8 +68,8 @@ describe('agent factory', () => {
   test('an API edit changes what the next run is built with', async () => {
     const edge = stack.edge()
     const requestContext = await context('remote/big')
-    const before = await stack.host.resources.agents.build()
-    const skillsBefore = await before.specialists.implementer!.listSkills({ requestContext })
+    const previous = await stack.host.resources.agents.build()
+    const skillsBefore = await previous.specialists.implementer!.listSkills({ requestContext })
     assert.equal(skillsBefore.length, 2)
 
     const instructions = 'Implement with the smallest change that passes the tests. (edited)'
@@ -93,17 +95,14 @@ describe('agent factory', () => {
     const skillNames = (await implementer.listSkills({ requestContext })).map((s) => s.name)
     assert.deepEqual(skillNames, [skills[1].name])
     // The run that was already built keeps what it started with.
-    assert.notEqual(
-      await before.specialists.implementer!.getInstructions({ requestContext }),
-      instructions,
-    )
+    const earlier = previous.specialists.implementer!
+    assert.notEqual(await earlier.getInstructions({ requestContext }), instructions)
   })
 
   test('tool names this host has no implementation for are reported, not faked', async () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
-    // listTools is typed for an untyped context; the run context is a RequestContext all the same.
-    const tools = await specialists.reviewer!.listTools({ requestContext: requestContext as never })
+    const tools = await specialists.reviewer!.listTools({ requestContext })
     assert.deepEqual(Object.keys(tools), [])
     const reviewer = unavailableTools.filter((u) => u.agentId === 'reviewer')
     assert.ok(reviewer.length > 0)
