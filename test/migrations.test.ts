@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { test } from 'node:test'
-import { migrateDatabase } from '../compute-host/database/migrate.ts'
 import { openPostgres } from '../compute-host/database/postgres.ts'
 import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'
 import type { Db } from '../db/index.ts'
-import { DATA_MIGRATIONS } from '../db/data-migrations/index.ts'
+import { applyDataMigrations, DATA_MIGRATIONS } from '../db/data-migrations/index.ts'
+import { agents } from '../db/schema/index.ts'
+import { migrateDatabase, MIGRATIONS_FOLDER } from '../compute-host/database/migrate.ts'
 
 const ALL_DATA_MIGRATIONS = DATA_MIGRATIONS.map((m) => m.name).sort()
 
@@ -33,6 +34,8 @@ test('concurrent starts migrate one database once, under the advisory lock', asy
       ]) {
         assert.equal(await count(database.db, table), 1, table)
       }
+      assert.equal(await count(database.db, 'popagent_agents'), 7)
+      assert.equal(await count(database.db, 'popagent_agent_skills'), 14)
       assert.equal(await count(database.db, 'popagent_data_migrations'), DATA_MIGRATIONS.length)
     } finally {
       await Promise.all(handles.map((h) => h.close()))
@@ -50,6 +53,38 @@ test('a deleted settings singleton is not recreated by a later start', async () 
     assert.deepEqual(report.dataMigrationsApplied, [])
     assert.equal(await count(database.db, 'popagent_agent_runtime_settings'), 0)
   } finally {
+    await database.drop()
+  }
+})
+
+test('the role seed keeps an agent row that already existed and seeds the rest', async () => {
+  const database = await createTestDatabase({ migrate: false })
+  const handle = openPostgres(database.url, { max: 1 })
+  try {
+    // The schema first, with every data migration before the role seed marked as done.
+    const before = DATA_MIGRATIONS.filter((m) => m.name < '0004')
+    await handle.migrateSchema(handle.db, MIGRATIONS_FOLDER)
+    await applyDataMigrations(handle.db, before)
+    await handle.db.insert(agents).values({
+      id: 'researcher',
+      displayName: 'My Researcher',
+      delegationDescription: 'mine',
+      instructions: 'The owner wrote these before the seed shipped.',
+      sourceUrls: [],
+      workspaceAccess: 'read-only',
+      browserAccess: 'none',
+      delegationEligible: true,
+      tools: [],
+      modelOverride: null,
+    })
+    const report = await migrateDatabase(handle)
+    assert.deepEqual(report.dataMigrationsApplied, ['0004-seed-agent-roles-and-skills'])
+    const [kept] = await handle.db.select().from(agents).where(eq(agents.id, 'researcher'))
+    assert.equal(kept?.displayName, 'My Researcher')
+    assert.equal(kept?.instructions, 'The owner wrote these before the seed shipped.')
+    assert.equal(await count(database.db, 'popagent_agents'), 7)
+  } finally {
+    await handle.close()
     await database.drop()
   }
 })
