@@ -11,6 +11,8 @@ import { createLocalRouteMatcher } from './models/local-routes.ts'
 import { createGatewayModels } from './models/gateway-models.ts'
 import { createAgentFactory } from './agents/factory.ts'
 import { createToolProvider } from './agents/tool-provider.ts'
+import { createThreadMemory } from './memory/thread-memory.ts'
+import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createHostApp, listenHost } from './server.ts'
 
@@ -34,11 +36,8 @@ export async function startComputeHost(
   options: { port?: number; token?: string; log?: Logger } = {},
 ): Promise<ComputeHost> {
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
-  const log =
-    options.log ??
-    createLogger({
-      secrets: [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL],
-    })
+  const secrets = [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL]
+  const log = options.log ?? createLogger({ secrets })
   const databases = await openDatabases(env, log)
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
@@ -53,6 +52,8 @@ export async function startComputeHost(
       isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
     }
     const models = createGatewayModels({ ...gateway, localModels })
+    const memory = createThreadMemory({ handle: databases.application, models })
+    await memory.init()
     const resources: HostResources = {
       env,
       log,
@@ -62,6 +63,8 @@ export async function startComputeHost(
       startedAt: new Date(),
       localModels,
       models,
+      memory,
+      redact: createRedactor(secrets),
       // Tool implementations join this provider as they are built (workspace tools, web search).
       agents: createAgentFactory({
         db: databases.application.db,
@@ -83,6 +86,7 @@ export async function startComputeHost(
       stop: () =>
         (stopping ??= (async () => {
           await server.close()
+          await memory.close()
           await databases.close()
         })()),
     }

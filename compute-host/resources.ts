@@ -6,6 +6,7 @@ import type { createGatewayProbe } from './gateway/probe.ts'
 import type { Logger } from './log.ts'
 import type { AdmissionQueue } from './models/admission-queue.ts'
 import type { GatewayModels } from './models/gateway-models.ts'
+import type { ThreadMemory } from './memory/thread-memory.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -25,4 +26,8 @@ export type HostResources = {
   models: GatewayModels
   /** Builds each run's agents from PostgreSQL. */
   agents: AgentFactory
+  /** Mastra thread memory in the application database. */
+  memory: ThreadMemory
+  /** Removes configured secrets (and their encodings) from text that leaves the host. */
+  redact: (text: string) => string
 }

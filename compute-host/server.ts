@@ -2,9 +2,13 @@ import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { HostHealth } from '../runtime/contracts/host-api.ts'
-import { HostPaths } from '../runtime/contracts/host-api.ts'
+import { DeleteThreadsBody, HostPaths } from '../runtime/contracts/host-api.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
-import { errorBody } from '../runtime/errors.ts'
+import { AppError, errorBody } from '../runtime/errors.ts'
+import { ChatRequest } from '../runtime/contracts/chat.ts'
+import { createUIMessageStreamResponse } from 'ai'
+import { startChatTurn } from './chat/turn.ts'
+import * as Agents from '../runtime/agents/index.ts'
 import type { HostResources } from './resources.ts'
 
 /**
@@ -20,6 +24,13 @@ export function createHostApp($: HostResources, token: string) {
     await next()
   })
 
+  const chatDeps = {
+    db: $.databases.application.db,
+    agents: $.agents,
+    memory: $.memory,
+    log: $.log,
+    redact: $.redact,
+  }
   const app = new Hono()
     .use(requireToken)
     .get(HostPaths.health, async (c) => {
@@ -33,7 +44,23 @@ export function createHostApp($: HostResources, token: string) {
       return c.json(body)
     })
     .get(HostPaths.models, async (c) => c.json(await $.catalog.read()))
+    .post(HostPaths.chat, async (c) => {
+      const parsed = ChatRequest.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) {
+        return c.json(errorBody('VALIDATION_FAILED', 'invalid chat request'), 400)
+      }
+      const stream = await startChatTurn(chatDeps, parsed.data, c.req.raw.signal)
+      return createUIMessageStreamResponse({ stream })
+    })
+    .post(HostPaths.threads, async (c) => {
+      const parsed = DeleteThreadsBody.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
+      const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
+      for (const id of parsed.data.sessionIds) await $.memory.deleteThread(id, agentIds)
+      return c.json({ deleted: parsed.data.sessionIds.length })
+    })
   app.onError((error, c) => {
+    if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     $.log.error('host request failed', { path: c.req.path, error })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)
   })

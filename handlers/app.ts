@@ -7,6 +7,8 @@ import { apiKeyAuth } from './middleware/auth.ts'
 import { jsonBodyLimit } from './middleware/body-limit.ts'
 import { requestId } from './middleware/request-id.ts'
 import { agents } from './routes/agents.ts'
+import { chat } from './routes/chat.ts'
+import { workspaces } from './routes/workspaces.ts'
 import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
 import { sessions } from './routes/sessions.ts'
@@ -34,6 +36,8 @@ export const api = new Hono<AppEnv>()
   .route('/health', health)
   .route('/models', models)
   .route('/agents', agents)
+  .route('/chat', chat)
+  .route('/workspaces', workspaces)
   .route('/sessions', sessions)
   .route('/settings', settings)
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { ChatRequest } from '../runtime/contracts/chat.ts'
 import { HostHealth, HostModels, HostPaths } from '../runtime/contracts/host-api.ts'
 import { HostUnavailable } from '../runtime/errors.ts'
 
@@ -44,7 +45,56 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     return parsed.data
   }
 
+  /**
+   * Starts a turn and returns the host's response as it is: the UI-message stream, or the host's
+   * own JSON error (404 session, 409 archived, 400 …) for the edge to pass on. There is no
+   * timeout: a turn streams for as long as it runs, and `signal` (the client's connection) ends it.
+   */
+  async function chat(body: ChatRequest, signal: AbortSignal): Promise<Response> {
+    try {
+      return await doFetch(`${options.url}${HostPaths.chat}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      })
+    } catch (error) {
+      if (signal.aborted) throw error
+      throw new HostUnavailable(
+        { path: HostPaths.chat },
+        { cause: error, message: describeFetchError(error) },
+      )
+    }
+  }
+
+  /** Deletes the Mastra threads of these sessions; resolves only once the host confirmed it. */
+  async function deleteThreads(sessionIds: string[]): Promise<void> {
+    let response: Response
+    try {
+      response = await doFetch(`${options.url}${HostPaths.threads}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionIds }),
+        signal: AbortSignal.timeout(30_000),
+      })
+    } catch (error) {
+      throw new HostUnavailable(
+        { path: HostPaths.threads },
+        { cause: error, message: describeFetchError(error) },
+      )
+    }
+    await response.body?.cancel()
+    if (!response.ok) {
+      throw new HostUnavailable(
+        { path: HostPaths.threads, status: response.status },
+        { message: `the compute host could not delete the chat memory (${response.status})` },
+      )
+    }
+  }
+
   return {
+    chat,
+    deleteThreads,
     health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
       call(HostPaths.health, HostHealth, init),
     models: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>

@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   session: 'ses',
   workspace: 'wsp',
   skill: 'skl',
+  turn: 'trn',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -1,4 +1,6 @@
-import { Agent } from '@mastra/core/agent'
+import { Agent, type AgentExecutionOptions } from '@mastra/core/agent'
+import type { MastraMemory } from '@mastra/core/memory'
+import type { ToolHooks } from '@mastra/core/tools'
 import { createSkill } from '@mastra/core/skills'
 import type { Db } from '../../db/index.ts'
 import * as Agents from '../../runtime/agents/index.ts'
@@ -21,6 +23,18 @@ export type RunAgents = {
   specialists: Record<string, RunAgent>
   /** Tools an agent's membership names that this host could not bind, with the reason. */
   unavailableTools: UnavailableTool[]
+  /** Display name and model override of every agent in the run. */
+  profiles: Record<string, { name: string; modelOverride: string | null }>
+}
+
+/** What a caller adds to one run's agents (chat turns and tasks pass their own). */
+export type BuildOptions = {
+  /** The supervisor's memory; specialists get their context from the delegation instead. */
+  memory?: MastraMemory
+  /** Tool hooks per agent, for example to stream each call as activity. */
+  toolHooks?: (agent: { id: string; name: string }) => ToolHooks
+  /** Default execution options of every specialist (step handling). */
+  specialistOptions?: AgentExecutionOptions<undefined>
 }
 
 /**
@@ -39,7 +53,12 @@ export function createAgentFactory(options: {
 }) {
   const { db, models, tools } = options
 
-  function buildAgent(row: AgentRow, skills: SkillRow[], unavailable: UnavailableTool[]) {
+  function buildAgent(
+    row: AgentRow,
+    skills: SkillRow[],
+    unavailable: UnavailableTool[],
+    options: BuildOptions,
+  ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
       if (!isToolName(name)) {
@@ -58,6 +77,7 @@ export function createAgentFactory(options: {
       model: ({ requestContext }: { requestContext: RunContext }) =>
         models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
       tools: bound,
+      ...(options.toolHooks && { hooks: options.toolHooks({ id: row.id, name: row.displayName }) }),
       skills: skills.map((s) =>
         createSkill({
           name: s.name,
@@ -71,7 +91,7 @@ export function createAgentFactory(options: {
   }
 
   return {
-    async build(): Promise<RunAgents> {
+    async build(options: BuildOptions = {}): Promise<RunAgents> {
       const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
@@ -87,13 +107,20 @@ export function createAgentFactory(options: {
       const specialists: RunAgents['specialists'] = {}
       for (const row of rows) {
         if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
-        specialists[row.id] = new Agent(buildAgent(row, skillsOf(row.id), unavailableTools))
+        specialists[row.id] = new Agent({
+          ...buildAgent(row, skillsOf(row.id), unavailableTools, options),
+          ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
+        })
       }
       const supervisor: RunAgent = new Agent({
-        ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools),
+        ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options),
         agents: specialists,
+        ...(options.memory && { memory: options.memory }),
       })
-      return { supervisor, specialists, unavailableTools }
+      const profiles = Object.fromEntries(
+        rows.map((r) => [r.id, { name: r.displayName, modelOverride: r.modelOverride }]),
+      )
+      return { supervisor, specialists, unavailableTools, profiles }
     },
   }
 }

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { drizzle } from 'drizzle-orm/pglite'
 import { migrate } from 'drizzle-orm/pglite/migrator'
@@ -29,6 +30,8 @@ export function embeddedHandle(pglite: PGlite): DatabaseHandle {
     },
     migrateSchema: (lockedDb: Db, migrationsFolder: string) =>
       migrate(lockedDb as unknown as Parameters<typeof migrate>[0], { migrationsFolder }),
+    // The shim serialises on PGlite's single session: more than one connection deadlocks.
+    pgPoolConfig: () => ({ ...createPgConfig(pglite), max: 1 }),
     close: () => pglite.close(),
   }
 }

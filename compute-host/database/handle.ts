@@ -1,3 +1,4 @@
+import type { PoolConfig } from 'pg'
 import type { Db } from '../../db/index.ts'
 
 /**
@@ -9,5 +10,10 @@ export type DatabaseHandle = {
   db: Db
   withSessionLock<T>(key: number, fn: (db: Db) => Promise<T>): Promise<T>
   migrateSchema(db: Db, migrationsFolder: string): Promise<void>
+  /**
+   * node-postgres pool settings reaching the same database, for libraries that bring their own
+   * driver (Mastra's PostgresStore). On PGlite this is the in-process shim with one connection.
+   */
+  pgPoolConfig(): PoolConfig
   close(): Promise<void>
 }

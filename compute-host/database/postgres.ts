@@ -32,6 +32,11 @@ export function openPostgres(
     },
     migrateSchema: (lockedDb: Db, migrationsFolder: string) =>
       migrate(lockedDb as Parameters<typeof migrate>[0], { migrationsFolder }),
+    pgPoolConfig: () => ({
+      connectionString: url,
+      max: 4,
+      ...(options.applicationName && { application_name: `${options.applicationName}-mastra` }),
+    }),
     close,
   }
 }

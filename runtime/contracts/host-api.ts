@@ -12,6 +12,9 @@ export const HOST_TOKEN_HEADER = 'authorization'
 export const HostPaths = {
   health: '/internal/health',
   models: '/internal/models',
+  chat: '/internal/chat',
+  /** DELETE: removes the Mastra thread of these sessions (`{ sessionIds }`). */
+  threads: '/internal/threads/delete',
 } as const
 
 export const HostHealth = z.object({
@@ -24,3 +27,8 @@ export const HostHealth = z.object({
 export type HostHealth = z.infer<typeof HostHealth>
 
 export const HostModels = CatalogRead
+
+export const DeleteThreadsBody = z.strictObject({
+  sessionIds: z.array(z.string().min(1).max(80)).max(10_000),
+})
+export type DeleteThreadsBody = z.infer<typeof DeleteThreadsBody>

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
 import { sessions } from '../../db/schema/index.ts'
@@ -121,6 +121,53 @@ export async function save(db: Db, id: string, input: SaveSessionInput): Promise
   return { ok: false, reason: 'conflict', session: current }
 }
 
+/**
+ * Appends a finished turn's messages in one UPDATE (so nothing written meanwhile is lost) and
+ * increments the revision; an editor holding the old revision then gets a 409 and reloads.
+ * The default title becomes the turn's first words unless the user renamed the session.
+ */
+export async function appendTurn(
+  db: Db,
+  id: string,
+  messages: UiMessage[],
+  suggestedTitle?: string,
+): Promise<Session> {
+  const [row] = await db
+    .update(sessions)
+    .set({
+      messages: sql`${sessions.messages} || ${JSON.stringify(messages)}::jsonb`,
+      revision: sql`${sessions.revision} + 1`,
+      title:
+        suggestedTitle === undefined
+          ? sql`${sessions.title}`
+          : sql`case when ${sessions.titleLocked} or ${sessions.title} <> ${DEFAULT_TITLE} then ${sessions.title} else ${suggestedTitle} end`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(sessions.id, id))
+    .returning()
+  if (!row) throw new SessionNotFound({ id })
+  return toSession(row)
+}
+
+/** Ids of every session (active and archived) in one workspace. */
+export async function idsInWorkspace(db: Db, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(eq(sessions.workspaceId, workspaceId))
+  return rows.map((r) => r.id)
+}
+
+/** Removes these session rows (threads already deleted by the caller); returns how many. */
+export async function removeMany(db: Db, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const deleted = await db
+    .delete(sessions)
+    .where(inArray(sessions.id, ids))
+    .returning({ id: sessions.id })
+  return deleted.length
+}
+
 /** Rename (which locks the title) and archive or restore; messages and revision are untouched. */
 export async function patch(db: Db, id: string, input: PatchSessionInput): Promise<Session> {
   const [row] = await db
@@ -139,8 +186,8 @@ export async function patch(db: Db, id: string, input: PatchSessionInput): Promi
 }
 
 /**
- * Removes the session row. Once chat memory exists, permanent deletion must first delete the
- * Mastra thread through the compute host; this is the row-level step of that lifecycle.
+ * Removes the session row. Callers delete the session's Mastra thread through the compute host
+ * first (handlers/routes/sessions.ts), so a row is never gone while its memory remains.
  */
 export async function remove(db: Db, id: string): Promise<void> {
   const deleted = await db

@@ -1,6 +1,9 @@
 import { parseHostEnv } from '../../compute-host/env.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { startComputeHost, type ComputeHost } from '../../compute-host/main.ts'
+import { connectPostgres } from '../../db/connect-postgres.ts'
+import { parseEdgeConfig } from '../../handlers/config.ts'
+import { startNodeEdge } from '../../handlers/entry.node.ts'
 import { createTestApp } from './app.ts'
 import { createDatabaseOnServer, createTestDatabase, type TestDatabase } from './database.ts'
 import {
@@ -17,6 +20,10 @@ export type TestStack = {
   host: ComputeHost
   /** The edge app wired to this host, called in process with `request()`. */
   edge: (options?: { apiKey?: string }) => ReturnType<typeof createTestApp>
+  /** Serves the edge on a real loopback port (for streaming and disconnect tests). */
+  listen(): Promise<string>
+  /** Stops the compute host and starts a new one on the same databases. */
+  restartHost(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -30,32 +37,57 @@ export async function startTestStack(
   const database = await createTestDatabase({ migrate: false })
   const observability = await createDatabaseOnServer()
   const gateway = await startScriptedGateway({ ...(options.models && { models: options.models }) })
-  const host = await startComputeHost(
-    parseHostEnv({
-      DATABASE_URL: database.url,
-      OBSERVABILITY_DATABASE_URL: observability.url,
-      NINEROUTER_URL: gateway.url,
-      ...options.hostEnv,
-    }),
-    { port: 0, log: quietLog() },
-  )
-  return {
+  const env = parseHostEnv({
+    DATABASE_URL: database.url,
+    OBSERVABILITY_DATABASE_URL: observability.url,
+    NINEROUTER_URL: gateway.url,
+    ...options.hostEnv,
+  })
+  const start = (port = 0) =>
+    startComputeHost(env, { port, log: quietLog(), token: 'stack-host-token-0123456789' })
+  let edges: NodeEdge[] = []
+  const stack: TestStack = {
     database,
     gateway,
-    host,
+    host: await start(),
     edge: (edgeOptions = {}) =>
       createTestApp({
-        db: host.resources.databases.application.db,
-        observabilityDb: host.resources.databases.observability.db,
-        hostUrl: host.url,
-        hostToken: host.token,
+        db: stack.host.resources.databases.application.db,
+        observabilityDb: stack.host.resources.databases.observability.db,
+        hostUrl: stack.host.url,
+        hostToken: stack.host.token,
         ...edgeOptions,
       }),
+    async listen() {
+      // The edge keeps its own database handle, as a separately deployed edge would.
+      const edgeDb = connectPostgres(database.url, { max: 4 })
+      const edge = await startNodeEdge({
+        config: parseEdgeConfig({
+          POPAGENT_HOST_URL: stack.host.url,
+          POPAGENT_HOST_TOKEN: stack.host.token,
+        }),
+        db: edgeDb.db,
+        observabilityDb: edgeDb.db,
+        port: 0,
+      })
+      edges.push({ url: edge.url, close: async () => (await edge.close(), await edgeDb.close()) })
+      return edge.url
+    },
+    async restartHost() {
+      const port = Number(new URL(stack.host.url).port)
+      await stack.host.stop()
+      stack.host = await start(port)
+    },
     async stop() {
-      await host.stop()
+      for (const edge of edges) await edge.close()
+      edges = []
+      await stack.host.stop()
       await gateway.close()
       await database.drop()
       await observability.drop()
     },
   }
+  return stack
 }
+
+type NodeEdge = { url: string; close: () => Promise<void> }

@@ -1,0 +1,72 @@
+import { Memory } from '@mastra/memory'
+import { PostgresStore } from '@mastra/pg'
+import pg from 'pg'
+import type { MemorySettings } from '../../runtime/contracts/settings.ts'
+import type { DatabaseHandle } from '../database/handle.ts'
+import type { GatewayModels } from '../models/gateway-models.ts'
+import { memoryOptions } from './observational-options.ts'
+
+/** Every chat thread belongs to the one owner. */
+export const MEMORY_RESOURCE_ID = 'popagent-user'
+
+/**
+ * Mastra memory in the application database (tables in the `mastra` schema): one thread per
+ * session. Mastra builds its Observational Memory engine once per `Memory` instance, so a
+ * settings change needs a new instance; the newest one is kept and reused while the settings
+ * are unchanged. A run that started on older settings keeps its own instance to the end.
+ */
+export function createThreadMemory(options: { handle: DatabaseHandle; models: GatewayModels }) {
+  const pool = new pg.Pool(options.handle.pgPoolConfig())
+  const storage = new PostgresStore({ id: 'popagent', pool, schemaName: 'mastra' })
+  let current: { key: string; memory: Memory } | undefined
+  const plain = new Memory({ storage })
+
+  return {
+    /** Creates Mastra's tables when missing. Run once at start, before the first turn. */
+    init: () => storage.init(),
+    forSettings(settings: MemorySettings): Memory {
+      const { updatedAt: _updatedAt, ...values } = settings
+      const key = JSON.stringify(values)
+      if (current?.key !== key) {
+        current = {
+          key,
+          memory: new Memory({ storage, options: memoryOptions(settings, options.models) }),
+        }
+      }
+      return current.memory
+    },
+    /**
+     * Removes a session's thread and its messages, and the threads Mastra opened for the
+     * specialists it delegated to in that session (`<session>-<uuid>` under
+     * `popagent-user-<agent>`). A thread that never existed is fine.
+     */
+    async deleteThread(threadId: string, agentIds: readonly string[]): Promise<void> {
+      for (const id of await this.threadIds(threadId, agentIds)) await plain.deleteThread(id)
+    },
+    /** The session's own thread and its specialists' threads that exist. */
+    async threadIds(threadId: string, agentIds: readonly string[]): Promise<string[]> {
+      const ids: string[] = []
+      if (await plain.getThreadById({ threadId })) ids.push(threadId)
+      for (const agentId of agentIds) {
+        const { threads } = await plain.listThreads({
+          filter: { resourceId: `${MEMORY_RESOURCE_ID}-${agentId}` },
+          perPage: false,
+        })
+        for (const t of threads) if (t.id.startsWith(`${threadId}-`)) ids.push(t.id)
+      }
+      return ids
+    },
+    /** Messages Mastra holds for a thread; 0 when there is no such thread. */
+    async countMessages(threadId: string): Promise<number> {
+      if (!(await plain.getThreadById({ threadId }))) return 0
+      const { messages } = await plain.recall({ threadId, resourceId: MEMORY_RESOURCE_ID })
+      return messages.length
+    },
+    async close(): Promise<void> {
+      await current?.memory.settled()
+      await pool.end()
+    },
+  }
+}
+
+export type ThreadMemory = ReturnType<typeof createThreadMemory>

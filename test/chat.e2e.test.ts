@@ -1,0 +1,311 @@
+/**
+ * Chat turns end to end over real HTTP: a client → the Node edge → the compute host → Mastra →
+ * the scripted gateway, with real PostgreSQL behind the edge, the host and Mastra's memory.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { json } from './support/app.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { readUiStream, streamedText } from './support/ui-stream.ts'
+import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
+
+const ROUTE = 'remote/selected'
+const MODELS = [{ id: ROUTE }, { id: 'titan/local' }, { id: 'cx/gpt-5.3-codex-spark' }]
+
+/** Which agent sent a gateway request: each test agent's instructions carry a marker. */
+function roleOf(request: RecordedRequest): string {
+  const system = JSON.stringify(
+    (request.body?.messages ?? []).filter((m: any) => m.role === 'system'),
+  )
+  return /ROLE:([a-z-]+)/.exec(system)?.[1] ?? 'unknown'
+}
+
+const userMessage = (text: string) => ({
+  id: `u_${Math.random().toString(36).slice(2)}`,
+  role: 'user' as const,
+  parts: [{ type: 'text', text }],
+})
+
+describe('chat turns', () => {
+  let stack: TestStack
+  let url: string
+  let sessionId: string
+  const workspaceId = 'wsp_default'
+
+  before(async () => {
+    stack = await startTestStack({
+      models: MODELS,
+      hostEnv: { POPAGENT_LOCAL_MODEL_CONCURRENCY: '2', POPAGENT_LOCAL_MODEL_PREFIXES: 'titan/' },
+    })
+    url = await stack.listen()
+    // Mark each role's prompt so the scripted gateway can tell who is asking, and let every
+    // specialist inherit the request's route.
+    for (const id of ['orchistrator', 'researcher', 'implementer', 'reviewer']) {
+      const res = await stack
+        .edge()
+        .request(
+          `/api/agents/${id}`,
+          json(
+            { instructions: `ROLE:${id}\nYou are the ${id}.`, modelOverride: null },
+            { method: 'PATCH' },
+          ),
+        )
+      assert.equal(res.status, 200)
+    }
+  })
+  after(() => stack.stop())
+
+  const newSession = async () => {
+    const res = await fetch(`${url}/api/sessions`, json({ workspaceId }, { method: 'POST' }))
+    return ((await res.json()) as any).id as string
+  }
+  const send = (body: unknown, signal?: AbortSignal) =>
+    fetch(`${url}/api/chat`, { ...json(body, { method: 'POST' }), ...(signal && { signal }) })
+
+  test('the orchestrator delegates research → implementation → review, streamed and saved', async () => {
+    sessionId = await newSession()
+    const specialistText: Record<string, string> = {
+      researcher: 'The bug is in parse().',
+      implementer: 'Fixed parse() and added a test.',
+      reviewer: 'Looks correct; tests pass.',
+    }
+    stack.gateway.respondWith((request): Reply | undefined => {
+      const role = roleOf(request)
+      if (role === 'orchistrator') {
+        const delegations = (request.body.messages as any[]).filter((m) => m.role === 'tool').length
+        const next = ['agent-researcher', 'agent-implementer', 'agent-reviewer'][delegations]
+        if (next)
+          return { toolCalls: [{ name: next, arguments: { prompt: `Please handle: ${next}` } }] }
+        return { text: ['All ', 'done: ', 'fixed and reviewed.'] }
+      }
+      const text = specialistText[role]
+      return text ? { text } : undefined
+    })
+    try {
+      const seen = stack.gateway.requests.length
+      const res = await send({
+        sessionId,
+        workspaceId,
+        model: ROUTE,
+        message: userMessage('Fix the parser bug'),
+      })
+      assert.equal(res.status, 200, await res.clone().text())
+      assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/)
+      const chunks = await readUiStream(res)
+      assert.equal(streamedText(chunks), 'All done: fixed and reviewed.')
+
+      const activity = chunks.filter((c) => c.type === 'data-agentActivity')
+      const delegationOrder = activity
+        .filter((c) => c.data.kind === 'delegation' && c.data.status === 'running')
+        .map((c) => c.data.agentId)
+      assert.deepEqual(delegationOrder, ['researcher', 'implementer', 'reviewer'])
+      const completed = activity.filter((c) => c.data.status === 'completed')
+      assert.deepEqual(
+        completed.map((c) => c.data.output),
+        [specialistText.researcher, specialistText.implementer, specialistText.reviewer],
+      )
+      // Activity streams before the final text.
+      const firstText = chunks.findIndex((c) => c.type === 'text-delta')
+      const lastActivity = chunks.findLastIndex((c) => c.type === 'data-agentActivity')
+      assert.ok(lastActivity < firstText, `activity ${lastActivity} before text ${firstText}`)
+
+      // Every model call of this turn, supervisor and specialists, used the selected route.
+      const calls = stack.gateway.requests
+        .slice(seen)
+        .filter((r) => r.path === '/v1/chat/completions')
+      assert.deepEqual([...new Set(calls.map(roleOf))].sort(), [
+        'implementer',
+        'orchistrator',
+        'researcher',
+        'reviewer',
+      ])
+      for (const call of calls) assert.equal(call.body.model, ROUTE, roleOf(call))
+
+      // Reloading the session shows the same messages and activity.
+      const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as any
+      assert.equal(session.revision, 1)
+      assert.equal(session.messages.length, 2)
+      const [user, assistant] = session.messages
+      assert.equal(user.role, 'user')
+      assert.equal(assistant.role, 'assistant')
+      const savedText = assistant.parts
+        .filter((p: any) => p.type === 'text')
+        .map((p: any) => p.text)
+        .join('')
+      assert.equal(savedText, 'All done: fixed and reviewed.')
+      const savedActivity = assistant.parts.filter((p: any) => p.type === 'data-agentActivity')
+      assert.deepEqual(
+        savedActivity.map((p: any) => [p.data.agentId, p.data.status]),
+        [
+          ['researcher', 'completed'],
+          ['implementer', 'completed'],
+          ['reviewer', 'completed'],
+        ],
+      )
+      assert.match(assistant.metadata.turnId, /^trn_/)
+      assert.match(assistant.metadata.traceId, /^[0-9a-f]{32}$/)
+      assert.ok(
+        assistant.metadata.usage[ROUTE].outputTokens > 0,
+        JSON.stringify(assistant.metadata),
+      )
+      assert.equal(session.title, 'Fix the parser bug')
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('restarting the compute host between turns loses no history', async () => {
+    await stack.restartHost()
+    stack.gateway.respondWith(() => ({ text: 'second answer' }))
+    try {
+      const seen = stack.gateway.requests.length
+      const res = await send({
+        sessionId,
+        workspaceId,
+        model: ROUTE,
+        message: userMessage('And now?'),
+      })
+      assert.equal(res.status, 200)
+      assert.equal(streamedText(await readUiStream(res)), 'second answer')
+      const call = stack.gateway.requests
+        .slice(seen)
+        .find((r) => r.path === '/v1/chat/completions')!
+      const history = JSON.stringify(call.body.messages)
+      // The first turn's user message and answer came back from Mastra's thread, not the client.
+      assert.ok(history.includes('Fix the parser bug'), history.slice(0, 500))
+      assert.ok(history.includes('fixed and reviewed'), history.slice(0, 500))
+      const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as any
+      assert.equal(session.messages.length, 4)
+      assert.equal(session.revision, 2)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('aborting mid-stream closes the gateway connection and keeps the session consistent', async () => {
+    const id = await newSession()
+    stack.gateway.respondWith(() => ({
+      text: Array.from({ length: 200 }, (_, i) => `w${i} `),
+      chunkDelayMs: 25,
+    }))
+    try {
+      const controller = new AbortController()
+      const res = await send(
+        { sessionId: id, workspaceId, model: ROUTE, message: userMessage('Talk a lot') },
+        controller.signal,
+      )
+      const reader = res.body!.getReader()
+      let received = ''
+      const decoder = new TextDecoder()
+      while (!received.includes('text-delta'))
+        received += decoder.decode((await reader.read()).value)
+      assert.equal(stack.gateway.active(), 1)
+      const abortedAt = performance.now()
+      controller.abort()
+      while (stack.gateway.active() > 0 && performance.now() - abortedAt < 5_000) {
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      const closedMs = performance.now() - abortedAt
+      assert.equal(stack.gateway.active(), 0)
+      assert.ok(closedMs < 1_000, `gateway connection closed after ${Math.round(closedMs)} ms`)
+      // The turn is saved once: the user message and the partial, marked answer.
+      let session: any
+      for (let i = 0; i < 100; i++) {
+        session = await (await fetch(`${url}/api/sessions/${id}`)).json()
+        if (session.messages.length > 0) break
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      assert.equal(session.messages.length, 2)
+      assert.equal(session.messages[1].metadata.aborted, true)
+      assert.equal(stack.host.resources.localModels.queue.stats().active, 0)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('three concurrent turns on a local route never put more than two at the gateway', async () => {
+    const ids = await Promise.all([newSession(), newSession(), newSession()])
+    let peak = 0
+    stack.gateway.respondWith(() => {
+      peak = Math.max(peak, stack.gateway.active() + 1)
+      return { text: ['local ', 'answer'], delayMs: 150 }
+    })
+    try {
+      const results = await Promise.all(
+        ids.map(async (id) => {
+          const res = await send({
+            sessionId: id,
+            workspaceId,
+            model: 'titan/local',
+            message: userMessage('hi'),
+          })
+          return streamedText(await readUiStream(res))
+        }),
+      )
+      assert.deepEqual(results, ['local answer', 'local answer', 'local answer'])
+      assert.equal(peak, 2)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('a gateway failure reaches the client as an error part and the session stays intact', async () => {
+    const id = await newSession()
+    stack.gateway.respondWith(() => ({ status: 502, message: 'upstream exploded' }))
+    try {
+      const res = await send({
+        sessionId: id,
+        workspaceId,
+        model: ROUTE,
+        message: userMessage('hi'),
+      })
+      assert.equal(res.status, 200)
+      const chunks = await readUiStream(res)
+      const error = chunks.find((c) => c.type === 'error')
+      assert.ok(error, JSON.stringify(chunks))
+      assert.match(error.errorText, /model gateway answered 502/)
+      const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as any
+      assert.equal(session.messages.length, 2)
+      assert.match(session.messages[1].metadata.error, /502/)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('turns on missing or archived sessions, or with extra fields, are refused clearly', async () => {
+    const missing = await send({
+      sessionId: 'ses_01JD0000000000000000000000',
+      workspaceId,
+      message: userMessage('x'),
+    })
+    assert.equal(missing.status, 404)
+    assert.equal(((await missing.json()) as any).error.code, 'SESSION_NOT_FOUND')
+    const id = await newSession()
+    await fetch(`${url}/api/sessions/${id}`, json({ archived: true }, { method: 'PATCH' }))
+    const archived = await send({ sessionId: id, workspaceId, message: userMessage('x') })
+    assert.equal(archived.status, 409)
+    assert.equal(((await archived.json()) as any).error.code, 'SESSION_ARCHIVED')
+    const injected = await send({
+      sessionId: id,
+      workspaceId,
+      message: userMessage('x'),
+      tools: { evil: {} },
+    })
+    assert.equal(injected.status, 400)
+    const assistantMessage = await send({
+      sessionId: id,
+      workspaceId,
+      message: { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'x' }] },
+    })
+    assert.equal(assistantMessage.status, 400)
+  })
+
+  test('deleting a session removes its Mastra thread; deleting a workspace’s sessions removes only those', async () => {
+    const memory = stack.host.resources.memory
+    assert.ok((await memory.countMessages(sessionId)) > 0)
+    const res = await fetch(`${url}/api/sessions/${sessionId}`, { method: 'DELETE' })
+    assert.equal(res.status, 200)
+    assert.equal(await memory.countMessages(sessionId), 0)
+    assert.equal((await fetch(`${url}/api/sessions/${sessionId}`)).status, 404)
+  })
+})
