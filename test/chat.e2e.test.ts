@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { workspaces } from '../db/schema/index.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
@@ -302,10 +303,65 @@ describe('chat turns', () => {
 
   test('deleting a session removes its Mastra thread; deleting a workspace’s sessions removes only those', async () => {
     const memory = stack.host.resources.memory
+    const agentIds = ['researcher', 'implementer', 'reviewer']
     assert.ok((await memory.countMessages(sessionId)) > 0)
+    // The delegations of the first turn left one specialist thread each.
+    assert.equal((await memory.threadIds(sessionId, agentIds)).length, 4)
     const res = await fetch(`${url}/api/sessions/${sessionId}`, { method: 'DELETE' })
     assert.equal(res.status, 200)
     assert.equal(await memory.countMessages(sessionId), 0)
+    assert.deepEqual(await memory.threadIds(sessionId, agentIds), [])
     assert.equal((await fetch(`${url}/api/sessions/${sessionId}`)).status, 404)
+
+    // A second workspace with its own session; deleting the default's sessions leaves it alone.
+    await stack.host.resources.databases.application.db
+      .insert(workspaces)
+      .values({ id: 'wsp_other', name: 'other', path: 'other' })
+    const otherRes = await fetch(
+      `${url}/api/sessions`,
+      json({ workspaceId: 'wsp_other' }, { method: 'POST' }),
+    )
+    const other = ((await otherRes.json()) as any).id
+    stack.gateway.respondWith(() => ({ text: 'kept' }))
+    try {
+      const turn = await send({
+        sessionId: other,
+        workspaceId: 'wsp_other',
+        model: ROUTE,
+        message: userMessage('keep me'),
+      })
+      await readUiStream(turn)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+    const archivedDefault = await newSession()
+    await fetch(
+      `${url}/api/sessions/${archivedDefault}`,
+      json({ archived: true }, { method: 'PATCH' }),
+    )
+    const defaultIds: string[] = []
+    for (const status of ['active', 'archived']) {
+      const list = (await (
+        await fetch(`${url}/api/sessions?workspaceId=${workspaceId}&status=${status}`)
+      ).json()) as any
+      defaultIds.push(...list.sessions.map((s: any) => s.id))
+    }
+    assert.ok(defaultIds.includes(archivedDefault))
+    assert.ok(defaultIds.length > 0)
+
+    const wiped = await fetch(`${url}/api/workspaces/${workspaceId}/sessions`, { method: 'DELETE' })
+    assert.equal(wiped.status, 200)
+    assert.equal(((await wiped.json()) as any).deleted, defaultIds.length)
+    for (const status of ['active', 'archived']) {
+      const list = (await (
+        await fetch(`${url}/api/sessions?workspaceId=${workspaceId}&status=${status}`)
+      ).json()) as any
+      assert.deepEqual(list.sessions, [])
+    }
+    for (const id of defaultIds) assert.equal(await memory.countMessages(id), 0)
+    assert.equal((await fetch(`${url}/api/sessions/${other}`)).status, 200)
+    assert.ok((await memory.countMessages(other)) > 0)
+    const unknown = await fetch(`${url}/api/workspaces/wsp_nowhere/sessions`, { method: 'DELETE' })
+    assert.equal(unknown.status, 404)
   })
 })
