@@ -5,15 +5,27 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { benchAdmission } from './admission.ts'
+import { benchStreamProxy } from './stream-proxy.ts'
 
 const quick = process.argv.includes('--quick')
-const results = [
+type Result = { name: string; goal: string; ratio: number; detail: string; unit?: string }
+const results: Result[] = [
   await benchAdmission(quick ? { rounds: 3, tasks: 2_000 } : { rounds: 15, tasks: 100_000 }),
+  ...(await benchStreamProxy(
+    quick
+      ? { rounds: 3, events: 500, ttfbSamples: 10 }
+      : { rounds: 11, events: 5_000, ttfbSamples: 101 },
+  )),
 ]
 
 console.log(`popagent bench (${quick ? 'quick' : 'full'})`)
-for (const r of results)
-  console.log(`${r.name.padEnd(40)} ${r.ratio.toFixed(2)}×  (goal ${r.goal})  ${r.detail}`)
+for (const r of results) {
+  const figure =
+    r.unit === 'ms'
+      ? `${r.ratio >= 0 ? '+' : ''}${r.ratio.toFixed(2)} ms`
+      : `${r.ratio.toFixed(2)}×`
+  console.log(`${r.name.padEnd(44)} ${figure.padStart(9)}  (goal ${r.goal})  ${r.detail}`)
+}
 await writeFile(
   'bench-results.json',
   `${JSON.stringify({ quick, at: new Date().toISOString(), results }, null, 2)}\n`,

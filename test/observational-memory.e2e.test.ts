@@ -1,0 +1,76 @@
+/**
+ * Observational Memory from the persisted settings: with a low observation threshold, a long
+ * turn makes Mastra's Observer run, and it runs on the route the request selected.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { json } from './support/app.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { readUiStream } from './support/ui-stream.ts'
+
+const ROUTE = 'remote/observer-route'
+let stack: TestStack
+let url: string
+
+before(async () => {
+  stack = await startTestStack({ models: [{ id: ROUTE }] })
+  url = await stack.listen()
+  const res = await stack
+    .edge()
+    .request(
+      '/api/settings/memory',
+      json(
+        { observationMessageTokens: 1_000, asyncBuffering: false, observationBlockAfter: 1 },
+        { method: 'PATCH' },
+      ),
+    )
+  assert.equal(res.status, 200, await res.clone().text())
+})
+after(() => stack.stop())
+
+test('the Observer runs on the selected gateway route once the threshold is passed', async () => {
+  const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
+  const sessionId = ((await created.json()) as any).id
+  stack.gateway.respondWith((request) => {
+    const system = JSON.stringify(request.body.messages.filter((m: any) => m.role === 'system'))
+    if (/observ/i.test(system) && !/ROLE/.test(system)) {
+      return { text: '<observations>\n- User pasted a long log.\n</observations>' }
+    }
+    return { text: 'noted' }
+  })
+  try {
+    const seen = stack.gateway.requests.length
+    const long = Array.from({ length: 600 }, (_, i) => `log line ${i}: value=${i * 7}`).join('\n')
+    for (const text of [long, 'and one more thing']) {
+      const res = await fetch(
+        `${url}/api/chat`,
+        json(
+          {
+            sessionId,
+            workspaceId: 'wsp_default',
+            model: ROUTE,
+            message: { id: `u${text.length}`, role: 'user', parts: [{ type: 'text', text }] },
+          },
+          { method: 'POST' },
+        ),
+      )
+      await readUiStream(res)
+    }
+    await stack.host.resources.memory
+      .forSettings((await (await stack.edge().request('/api/settings/memory')).json()) as any)
+      .settled()
+    const calls = stack.gateway.requests
+      .slice(seen)
+      .filter((r) => r.path === '/v1/chat/completions')
+    const observer = calls.filter(
+      (r) =>
+        /observ/i.test(
+          JSON.stringify(r.body.messages.filter((m: any) => m.role === 'system')).slice(0, 4000),
+        ) && !JSON.stringify(r.body.tools ?? []).includes('agent-'),
+    )
+    assert.ok(observer.length > 0, `no Observer call among ${calls.length} requests`)
+    for (const call of calls) assert.equal(call.body.model, ROUTE)
+  } finally {
+    stack.gateway.respondWith(undefined)
+  }
+})
