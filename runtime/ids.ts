@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   workspace: 'wsp',
   skill: 'skl',
   turn: 'trn',
+  message: 'msg',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

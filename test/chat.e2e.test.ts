@@ -8,24 +8,11 @@ import { workspaces } from '../db/schema/index.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
-import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
+import { roleOf, userMessage } from './support/chat.ts'
+import type { Reply } from './support/scripted-gateway.ts'
 
 const ROUTE = 'remote/selected'
 const MODELS = [{ id: ROUTE }, { id: 'titan/local' }, { id: 'cx/gpt-5.3-codex-spark' }]
-
-/** Which agent sent a gateway request: each test agent's instructions carry a marker. */
-function roleOf(request: RecordedRequest): string {
-  const system = JSON.stringify(
-    (request.body?.messages ?? []).filter((m: any) => m.role === 'system'),
-  )
-  return /ROLE:([a-z-]+)/.exec(system)?.[1] ?? 'unknown'
-}
-
-const userMessage = (text: string) => ({
-  id: `u_${Math.random().toString(36).slice(2)}`,
-  role: 'user' as const,
-  parts: [{ type: 'text', text }],
-})
 
 describe('chat turns', () => {
   let stack: TestStack

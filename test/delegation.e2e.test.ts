@@ -8,12 +8,9 @@ import { json } from './support/app.ts'
 import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
+import { postChat, roleOf } from './support/chat.ts'
 
 const ROUTE = 'remote/selected'
-const roleOf = (r: RecordedRequest) =>
-  /ROLE:([a-z-]+)/.exec(
-    JSON.stringify((r.body?.messages ?? []).filter((m: any) => m.role === 'system')),
-  )?.[1] ?? 'unknown'
 // With tool choice 'none' the provider leaves the tools out of the request altogether.
 const noTools = (r: RecordedRequest) => (r.body.tools ?? []).length === 0
 const toolResults = (r: RecordedRequest) =>
@@ -60,18 +57,7 @@ describe('delegation bounds', () => {
     const seen = stack.gateway.requests.length
     stack.gateway.respondWith(respond)
     try {
-      const res = await fetch(
-        `${url}/api/chat`,
-        json(
-          {
-            sessionId,
-            workspaceId: 'wsp_default',
-            model: ROUTE,
-            message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Go' }] },
-          },
-          { method: 'POST' },
-        ),
-      )
+      const res = await postChat(url, { sessionId, model: ROUTE, text: 'Go' })
       const chunks = await readUiStream(res)
       const calls = stack.gateway.requests
         .slice(seen)

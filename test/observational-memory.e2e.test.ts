@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream } from './support/ui-stream.ts'
+import { postChat } from './support/chat.ts'
 
 const ROUTE = 'remote/observer-route'
 let stack: TestStack
@@ -42,18 +43,7 @@ test('the Observer runs on the selected gateway route once the threshold is pass
     const seen = stack.gateway.requests.length
     const long = Array.from({ length: 600 }, (_, i) => `log line ${i}: value=${i * 7}`).join('\n')
     for (const text of [long, 'and one more thing']) {
-      const res = await fetch(
-        `${url}/api/chat`,
-        json(
-          {
-            sessionId,
-            workspaceId: 'wsp_default',
-            model: ROUTE,
-            message: { id: `u${text.length}`, role: 'user', parts: [{ type: 'text', text }] },
-          },
-          { method: 'POST' },
-        ),
-      )
+      const res = await postChat(url, { sessionId, model: ROUTE, text })
       await readUiStream(res)
     }
     await stack.host.resources.memory

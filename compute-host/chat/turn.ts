@@ -93,7 +93,7 @@ export async function startChatTurn(
     return failure
   }
   const stream = createUIMessageStream<UIMessage<AssistantMetadata>>({
-    generateId: () => createId('turn').replace('trn_', 'msg_'),
+    generateId: () => createId('message'),
     execute: async ({ writer }) => {
       emit = (part) => writer.write(part as never)
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })

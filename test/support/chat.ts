@@ -1,0 +1,35 @@
+import { json } from './app.ts'
+import type { RecordedRequest } from './scripted-gateway.ts'
+
+/** Which agent sent a gateway request: test agents' instructions carry a `ROLE:<id>` marker. */
+export function roleOf(request: RecordedRequest): string {
+  const system = JSON.stringify(
+    (request.body?.messages ?? []).filter((m: any) => m.role === 'system'),
+  )
+  return /ROLE:([a-z-]+)/.exec(system)?.[1] ?? 'unknown'
+}
+
+export const userMessage = (text: string) => ({
+  id: `u_${Math.random().toString(36).slice(2)}`,
+  role: 'user' as const,
+  parts: [{ type: 'text', text }],
+})
+
+/** `POST /api/chat` on a listening edge. */
+export const postChat = (
+  url: string,
+  body: { sessionId: string; workspaceId?: string; model?: string; text: string },
+  signal?: AbortSignal,
+) =>
+  fetch(`${url}/api/chat`, {
+    ...json(
+      {
+        sessionId: body.sessionId,
+        workspaceId: body.workspaceId ?? 'wsp_default',
+        ...(body.model && { model: body.model }),
+        message: userMessage(body.text),
+      },
+      { method: 'POST' },
+    ),
+    ...(signal && { signal }),
+  })
