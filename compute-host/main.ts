@@ -11,6 +11,7 @@ import { createLocalRouteMatcher } from './models/local-routes.ts'
 import { createGatewayModels } from './models/gateway-models.ts'
 import { createAgentFactory } from './agents/factory.ts'
 import { createToolProvider } from './agents/tool-provider.ts'
+import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
@@ -70,6 +71,7 @@ export async function startComputeHost(
         db: databases.application.db,
         models,
         tools: createToolProvider({}),
+        mastraLogger: new HostMastraLogger(log),
       }),
     }
     const server = await listenHost(

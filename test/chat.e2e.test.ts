@@ -255,6 +255,10 @@ describe('chat turns', () => {
       const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as any
       assert.equal(session.messages.length, 2)
       assert.match(session.messages[1].metadata.error, /502/)
+      // Mastra's own error line reached the host log, without the provider request it carries.
+      const mastra = stack.logs.filter((l) => l.source === 'mastra' && l.statusCode === 502)
+      assert.ok(mastra.length > 0, 'Mastra logged through the host logger')
+      assert.ok(!JSON.stringify(stack.logs).includes('requestBodyValues'))
     } finally {
       stack.gateway.respondWith(undefined)
     }

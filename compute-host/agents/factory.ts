@@ -1,5 +1,6 @@
 import { Agent, type AgentExecutionOptions } from '@mastra/core/agent'
 import type { MastraMemory } from '@mastra/core/memory'
+import type { MastraLogger } from '@mastra/core/logger'
 import type { ToolHooks } from '@mastra/core/tools'
 import { createSkill } from '@mastra/core/skills'
 import type { Db } from '../../db/index.ts'
@@ -50,8 +51,14 @@ export function createAgentFactory(options: {
   db: Db
   models: GatewayModels
   tools: ToolProvider
+  /** Where Mastra's own log lines go (the host log); Mastra's console logger otherwise. */
+  mastraLogger?: MastraLogger
 }) {
-  const { db, models, tools } = options
+  const { db, models, tools, mastraLogger } = options
+  const withLogger = (agent: RunAgent) => {
+    if (mastraLogger) agent.__setLogger(mastraLogger)
+    return agent
+  }
 
   function buildAgent(
     row: AgentRow,
@@ -107,16 +114,20 @@ export function createAgentFactory(options: {
       const specialists: RunAgents['specialists'] = {}
       for (const row of rows) {
         if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
-        specialists[row.id] = new Agent({
-          ...buildAgent(row, skillsOf(row.id), unavailableTools, options),
-          ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
-        })
+        specialists[row.id] = withLogger(
+          new Agent({
+            ...buildAgent(row, skillsOf(row.id), unavailableTools, options),
+            ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
+          }),
+        )
       }
-      const supervisor: RunAgent = new Agent({
-        ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options),
-        agents: specialists,
-        ...(options.memory && { memory: options.memory }),
-      })
+      const supervisor: RunAgent = withLogger(
+        new Agent({
+          ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options),
+          agents: specialists,
+          ...(options.memory && { memory: options.memory }),
+        }),
+      )
       const profiles = Object.fromEntries(
         rows.map((r) => [r.id, { name: r.displayName, modelOverride: r.modelOverride }]),
       )

@@ -22,6 +22,8 @@ export type TestStack = {
   edge: (options?: { apiKey?: string }) => ReturnType<typeof createTestApp>
   /** Serves the edge on a real loopback port (for streaming and disconnect tests). */
   listen(): Promise<string>
+  /** Every line the host logged, parsed. */
+  logs: Record<string, unknown>[]
   /** Stops the compute host and starts a new one on the same databases. */
   restartHost(): Promise<void>
   stop(): Promise<void>
@@ -43,10 +45,13 @@ export async function startTestStack(
     NINEROUTER_URL: gateway.url,
     ...options.hostEnv,
   })
+  const logs: Record<string, unknown>[] = []
+  const log = createLogger({ secrets: [], write: (line) => void logs.push(JSON.parse(line)) })
   const start = (port = 0) =>
-    startComputeHost(env, { port, log: quietLog(), token: 'stack-host-token-0123456789' })
+    startComputeHost(env, { port, log, token: 'stack-host-token-0123456789' })
   let edges: NodeEdge[] = []
   const stack: TestStack = {
+    logs,
     database,
     gateway,
     host: await start(),
