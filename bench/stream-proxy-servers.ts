@@ -45,6 +45,8 @@ async function edge(hostUrl: string) {
 }
 
 if (import.meta.main) {
+  // Exit normally on SIGTERM so `--cpu-prof` can write its profile.
+  process.on('SIGTERM', () => process.exit(0))
   const [role, arg] = process.argv.slice(2)
   if (role === 'host') await host(Number(arg))
   else if (role === 'edge') await edge(arg!)
