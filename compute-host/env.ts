@@ -34,6 +34,8 @@ export const HostEnv = z
           .map((p) => p.trim())
           .filter(Boolean),
       ),
+    // Self-hosted SearXNG whose JSON API the web-search tool queries.
+    SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     // Address the Node edge server binds; loopback unless you put it behind a proxy on purpose.

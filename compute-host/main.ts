@@ -12,6 +12,7 @@ import { createGatewayModels } from './models/gateway-models.ts'
 import { createAgentFactory } from './agents/factory.ts'
 import { createToolProvider } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
+import { createWebSearchTool } from './tools/web-search.ts'
 import { createThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
@@ -54,6 +55,7 @@ export async function startComputeHost(
     }
     const models = createGatewayModels({ ...gateway, localModels })
     const memory = createThreadMemory({ handle: databases.application, models })
+    const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     await memory.init()
     const resources: HostResources = {
       env,
@@ -70,7 +72,9 @@ export async function startComputeHost(
       agents: createAgentFactory({
         db: databases.application.db,
         models,
-        tools: createToolProvider({}),
+        tools: createToolProvider({
+          'web-search': () => ({ ok: true, tool: webSearch }),
+        }),
         mastraLogger: new HostMastraLogger(log),
       }),
     }
