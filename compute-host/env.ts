@@ -34,6 +34,8 @@ export const HostEnv = z
           .map((p) => p.trim())
           .filter(Boolean),
       ),
+    // Where registered repositories live; every workspace path resolves inside it.
+    POPAGENT_WORKSPACE_ROOT: z.string().min(1).default('./workspace'),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.
     SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.

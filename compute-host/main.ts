@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { mkdir, realpath } from 'node:fs/promises'
 import { createOnce } from '../runtime/once.ts'
 import { migrateDatabase, type MigrationReport } from './database/migrate.ts'
 import { openDatabases } from './database/open.ts'
@@ -68,6 +69,7 @@ export async function startComputeHost(
       models,
       memory,
       redact: createRedactor(secrets),
+      workspaceRoot: await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT),
       // Tool implementations join this provider as they are built (workspace tools, web search).
       agents: createAgentFactory({
         db: databases.application.db,
@@ -113,4 +115,10 @@ async function retry<T>(fn: () => Promise<T>, attempts: number, log: Logger): Pr
       await new Promise((r) => setTimeout(r, delayMs))
     }
   }
+}
+
+/** Creates the directory when missing and returns its canonical absolute path. */
+async function ensureDirectory(path: string): Promise<string> {
+  await mkdir(path, { recursive: true })
+  return realpath(path)
 }

@@ -28,6 +28,8 @@ export type HostResources = {
   agents: AgentFactory
   /** Mastra thread memory in the application database. */
   memory: ThreadMemory
+  /** The canonical, existing POPAGENT_WORKSPACE_ROOT. */
+  workspaceRoot: string
   /** Removes configured secrets (and their encodings) from text that leaves the host. */
   redact: (text: string) => string
 }

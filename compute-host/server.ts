@@ -2,7 +2,15 @@ import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { HostHealth } from '../runtime/contracts/host-api.ts'
-import { DeleteThreadsBody, HostPaths } from '../runtime/contracts/host-api.ts'
+import {
+  DeleteThreadsBody,
+  HostPaths,
+  ResolveWorkspaceBody,
+  type ResolvedWorkspace,
+} from '../runtime/contracts/host-api.ts'
+import { resolveInside } from './workspaces/containment.ts'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { secretsEqual } from '../runtime/constant-time.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { ChatRequest } from '../runtime/contracts/chat.ts'
@@ -51,6 +59,16 @@ export function createHostApp($: HostResources, token: string) {
       }
       const stream = await startChatTurn(chatDeps, parsed.data, c.req.raw.signal)
       return createUIMessageStreamResponse({ stream })
+    })
+    .post(HostPaths.resolveWorkspace, async (c) => {
+      const parsed = ResolveWorkspaceBody.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
+      const path = await resolveInside($.workspaceRoot, parsed.data.path)
+      const body: ResolvedWorkspace = {
+        path,
+        gitRepository: existsSync(join($.workspaceRoot, path, '.git')),
+      }
+      return c.json(body)
     })
     .post(HostPaths.threads, async (c) => {
       const parsed = DeleteThreadsBody.safeParse(await c.req.json().catch(() => undefined))

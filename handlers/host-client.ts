@@ -1,7 +1,12 @@
 import type { z } from 'zod'
 import type { ChatRequest } from '../runtime/contracts/chat.ts'
-import { HostHealth, HostModels, HostPaths } from '../runtime/contracts/host-api.ts'
-import { HostUnavailable } from '../runtime/errors.ts'
+import {
+  HostHealth,
+  HostModels,
+  HostPaths,
+  ResolvedWorkspace,
+} from '../runtime/contracts/host-api.ts'
+import { AppError, HostUnavailable } from '../runtime/errors.ts'
 
 /**
  * The handlers' only way to the compute host: its internal HTTP API on loopback, authenticated by
@@ -92,8 +97,43 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     }
   }
 
+  /**
+   * Asks the host to prove a repository path stays inside the workspace root. A refusal keeps the
+   * host's code and message (PATH_OUTSIDE_ROOT, PATH_NOT_A_DIRECTORY) as a 400.
+   */
+  async function resolveWorkspace(path: string): Promise<ResolvedWorkspace> {
+    let response: Response
+    try {
+      response = await doFetch(`${options.url}${HostPaths.resolveWorkspace}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ path }),
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch (error) {
+      throw new HostUnavailable(
+        { path: HostPaths.resolveWorkspace },
+        { cause: error, message: describeFetchError(error) },
+      )
+    }
+    const body = (await response.json().catch(() => undefined)) as
+      { error?: { code?: string; message?: string } } | undefined
+    if (response.status === 400 && body?.error?.code && body.error.message) {
+      throw new AppError(body.error.code, 400, body.error.message, { path })
+    }
+    const parsed = ResolvedWorkspace.safeParse(body)
+    if (!response.ok || !parsed.success) {
+      throw new HostUnavailable(
+        { path: HostPaths.resolveWorkspace, status: response.status },
+        { message: 'the compute host could not check the workspace path' },
+      )
+    }
+    return parsed.data
+  }
+
   return {
     chat,
+    resolveWorkspace,
     deleteThreads,
     health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
       call(HostPaths.health, HostHealth, init),

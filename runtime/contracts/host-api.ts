@@ -13,6 +13,8 @@ export const HostPaths = {
   health: '/internal/health',
   models: '/internal/models',
   chat: '/internal/chat',
+  /** POST `{ path }`: the canonical repository path inside the workspace root, or a 400. */
+  resolveWorkspace: '/internal/workspaces/resolve',
   /** DELETE: removes the Mastra thread of these sessions (`{ sessionIds }`). */
   threads: '/internal/threads/delete',
 } as const
@@ -32,3 +34,7 @@ export const DeleteThreadsBody = z.strictObject({
   sessionIds: z.array(z.string().min(1).max(80)).max(10_000),
 })
 export type DeleteThreadsBody = z.infer<typeof DeleteThreadsBody>
+
+export const ResolveWorkspaceBody = z.strictObject({ path: z.string().min(1).max(1_000) })
+export const ResolvedWorkspace = z.object({ path: z.string(), gitRepository: z.boolean() })
+export type ResolvedWorkspace = z.infer<typeof ResolvedWorkspace>
