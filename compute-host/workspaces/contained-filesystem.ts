@@ -1,0 +1,111 @@
+import { LocalFilesystem } from '@mastra/core/workspace'
+import { lstat, realpath } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
+import { AppError } from '../../runtime/errors.ts'
+
+export const PathEscapesRepository = AppError.define(
+  'PATH_ESCAPES_REPOSITORY',
+  400,
+  'the path leads outside the repository',
+)
+
+type WriteArgs = Parameters<LocalFilesystem['writeFile']>
+type CopyOptions = Parameters<LocalFilesystem['copyFile']>[2]
+
+/**
+ * Mastra's LocalFilesystem with its write-side gap closed. The base class checks containment by
+ * resolving links of paths that exist, but lets a path whose target does not exist yet through:
+ * writing `link/new.txt` where `link` points outside the repository, or writing through a
+ * dangling link, creates files outside (probed on @mastra/core 1.71.0; docs/notes/mastra-workspace.md).
+ *
+ * Before every mutation this adapter resolves the nearest existing ancestor of the target with
+ * realpath and refuses anything that lands outside the repository, and refuses a target that is
+ * itself a link leading outside (dangling links included). Reads keep the base class's checks,
+ * which already resolve links of existing paths.
+ *
+ * A link swapped between this check and the write is a window Node cannot close without openat();
+ * the shell runs in bubblewrap, where only the repository is writable, for that reason.
+ */
+export class ContainedFilesystem extends LocalFilesystem {
+  readonly #root: string
+
+  /** `root` must already be canonical (realpath) and inside the workspace root. */
+  constructor(options: { root: string; readOnly?: boolean }) {
+    super({ basePath: options.root, contained: true, ...(options.readOnly && { readOnly: true }) })
+    this.#root = options.root
+  }
+
+  override async writeFile(...[path, content, options]: WriteArgs): Promise<void> {
+    await this.#assertWritable(path)
+    return super.writeFile(path, content, options)
+  }
+
+  override async appendFile(path: string, content: WriteArgs[1]): Promise<void> {
+    await this.#assertWritable(path)
+    return super.appendFile(path, content)
+  }
+
+  override async deleteFile(path: string, options?: Parameters<LocalFilesystem['deleteFile']>[1]) {
+    await this.#assertWritable(path)
+    return super.deleteFile(path, options)
+  }
+
+  override async copyFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
+    await this.#assertWritable(src)
+    await this.#assertWritable(dest)
+    return super.copyFile(src, dest, options)
+  }
+
+  override async moveFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
+    await this.#assertWritable(src)
+    await this.#assertWritable(dest)
+    return super.moveFile(src, dest, options)
+  }
+
+  override async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
+    await this.#assertWritable(path)
+    return super.mkdir(path, options)
+  }
+
+  override async rmdir(path: string, options?: Parameters<LocalFilesystem['rmdir']>[1]): Promise<void> {
+    await this.#assertWritable(path)
+    return super.rmdir(path, options)
+  }
+
+  async #assertWritable(input: string): Promise<void> {
+    const refuse = (why: string) => {
+      throw new PathEscapesRepository(
+        { path: input },
+        { message: `${why}: ${JSON.stringify(input)}` },
+      )
+    }
+    if (typeof input !== 'string' || input.length === 0) refuse('an empty path')
+    if (input.includes('\u0000')) refuse('a path with a NUL byte')
+    const lexical = isAbsolute(input) ? resolve(input) : resolve(this.#root, input)
+    if (!inside(this.#root, lexical)) refuse('a path outside the repository')
+
+    // The target itself, when it exists: a link must resolve inside (a dangling one never does).
+    const own = await lstat(lexical).catch(() => undefined)
+    if (own?.isSymbolicLink()) {
+      const target = await realpath(lexical).catch(() => undefined)
+      if (!target || !inside(this.#root, target)) refuse('a link that leads outside the repository')
+    }
+    // The nearest existing ancestor decides where a new file would really be created.
+    let ancestor = own ? lexical : dirname(lexical)
+    for (;;) {
+      const found = await lstat(ancestor).catch(() => undefined)
+      if (found) break
+      const parent = dirname(ancestor)
+      if (parent === ancestor) refuse('a path with no existing parent')
+      ancestor = parent
+    }
+    const real = await realpath(ancestor).catch(() => undefined)
+    if (!real || !inside(this.#root, real))
+      refuse('a path whose directory leads outside the repository')
+  }
+}
+
+function inside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
