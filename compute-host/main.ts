@@ -14,6 +14,7 @@ import { createAgentFactory } from './agents/factory.ts'
 import { createToolProvider } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
+import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
@@ -57,6 +58,8 @@ export async function startComputeHost(
     const models = createGatewayModels({ ...gateway, localModels })
     const memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
+    const sandbox = await checkSandbox()
+    if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
     await memory.init()
     const resources: HostResources = {
       env,
@@ -70,6 +73,7 @@ export async function startComputeHost(
       memory,
       redact: createRedactor(secrets),
       workspaceRoot: await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT),
+      sandbox,
       // Tool implementations join this provider as they are built (workspace tools, web search).
       agents: createAgentFactory({
         db: databases.application.db,
@@ -78,6 +82,7 @@ export async function startComputeHost(
           'web-search': () => ({ ok: true, tool: webSearch }),
         }),
         mastraLogger: new HostMastraLogger(log),
+        sandbox,
       }),
     }
     const server = await listenHost(

@@ -7,6 +7,7 @@ import type { Logger } from './log.ts'
 import type { AdmissionQueue } from './models/admission-queue.ts'
 import type { GatewayModels } from './models/gateway-models.ts'
 import type { ThreadMemory } from './memory/thread-memory.ts'
+import type { SandboxStatus } from './workspaces/sandbox-check.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -30,6 +31,8 @@ export type HostResources = {
   memory: ThreadMemory
   /** The canonical, existing POPAGENT_WORKSPACE_ROOT. */
   workspaceRoot: string
+  /** Whether the shell's bubblewrap sandbox passed its start-up self-test, and why not. */
+  sandbox: SandboxStatus
   /** Removes configured secrets (and their encodings) from text that leaves the host. */
   redact: (text: string) => string
 }

@@ -34,6 +34,7 @@ export function createHostApp($: HostResources, token: string) {
 
   const chatDeps = {
     db: $.databases.application.db,
+    workspaceRoot: $.workspaceRoot,
     agents: $.agents,
     memory: $.memory,
     log: $.log,

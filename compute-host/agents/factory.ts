@@ -12,6 +12,8 @@ import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
 import { isToolName } from '../../runtime/agents/tool-catalog.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
+import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
+import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
 
@@ -36,6 +38,8 @@ export type BuildOptions = {
   toolHooks?: (agent: { id: string; name: string }) => ToolHooks
   /** Default execution options of every specialist (step handling). */
   specialistOptions?: AgentExecutionOptions<undefined>
+  /** The run's repository (canonical absolute path); without it no workspace tool is offered. */
+  workspaceRoot?: string
 }
 
 /**
@@ -53,8 +57,14 @@ export function createAgentFactory(options: {
   tools: ToolProvider
   /** Where Mastra's own log lines go (the host log); Mastra's console logger otherwise. */
   mastraLogger?: MastraLogger
+  /** The shell sandbox's start-up self-test result. */
+  sandbox?: SandboxStatus
 }) {
   const { db, models, tools, mastraLogger } = options
+  const sandbox: SandboxStatus = options.sandbox ?? {
+    available: false,
+    reason: 'the sandbox self-test has not run on this host',
+  }
   const withLogger = (agent: RunAgent) => {
     if (mastraLogger) agent.__setLogger(mastraLogger)
     return agent
@@ -68,6 +78,15 @@ export function createAgentFactory(options: {
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
+      if (isWorkspaceTool(name)) {
+        const reason = !options.workspaceRoot
+          ? 'this run has no repository directory to work in'
+          : name === 'shell' && !sandbox.available
+            ? sandbox.reason
+            : undefined
+        if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
+        continue
+      }
       if (!isToolName(name)) {
         unavailable.push({ agentId: row.id, tool: name, reason: `"${name}" is not a known tool` })
         continue
@@ -76,15 +95,26 @@ export function createAgentFactory(options: {
       if (binding.ok) bound[name] = binding.tool
       else unavailable.push({ agentId: row.id, tool: name, reason: binding.reason })
     }
+    const hooks = options.toolHooks?.({ id: row.id, name: row.displayName })
+    const workspace =
+      options.workspaceRoot &&
+      createAgentWorkspace({
+        agentId: row.id,
+        root: options.workspaceRoot,
+        access: row.workspaceAccess,
+        tools: row.tools,
+        sandboxAvailable: sandbox.available,
+      })
     return {
       id: row.id,
       name: row.displayName,
+      ...(workspace && { workspace }),
       description: row.delegationDescription,
       instructions: row.instructions,
       model: ({ requestContext }: { requestContext: RunContext }) =>
         models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
       tools: bound,
-      ...(options.toolHooks && { hooks: options.toolHooks({ id: row.id, name: row.displayName }) }),
+      ...(hooks && { hooks }),
       skills: skills.map((s) =>
         createSkill({
           name: s.name,

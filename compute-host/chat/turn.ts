@@ -1,6 +1,7 @@
 import { toAISdkStream } from '@mastra/ai-sdk'
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
 import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
 import type { Db } from '../../db/index.ts'
 import type { AssistantMetadata, ChatRequest } from '../../runtime/contracts/chat.ts'
 import type { UiMessage } from '../../runtime/contracts/sessions.ts'
@@ -8,6 +9,8 @@ import { createId } from '../../runtime/ids.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
 import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/errors.ts'
 import * as Settings from '../../runtime/settings/index.ts'
+import * as Workspaces from '../../runtime/workspaces/index.ts'
+import { resolveInside } from '../workspaces/containment.ts'
 import type { AgentFactory } from '../agents/factory.ts'
 import { createRunContext } from '../agents/run-context.ts'
 import type { Logger } from '../log.ts'
@@ -20,6 +23,8 @@ import { createUsageMeter } from './usage.ts'
 
 export type ChatTurnDeps = {
   db: Db
+  /** The canonical POPAGENT_WORKSPACE_ROOT. */
+  workspaceRoot: string
   agents: AgentFactory
   memory: ThreadMemory
   log: Logger
@@ -59,7 +64,9 @@ export async function startChatTurn(
   let emit: (part: ActivityPart & { transient: true }) => void = () => {}
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
 
+  const workspaceRoot = await repositoryOf(deps, session.workspaceId)
   const team = await deps.agents.build({
+    ...(workspaceRoot && { workspaceRoot }),
     memory: deps.memory.forSettings(memorySettings),
     toolHooks: (agent) => activity.toolHooks(agent),
     specialistOptions: {
@@ -165,4 +172,22 @@ function titleFrom(message: UiMessage): string | undefined {
     .trim()
   if (!text) return undefined
   return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text
+}
+
+/**
+ * The session's repository as a canonical absolute path, proven to lie inside the workspace root;
+ * undefined (the run gets no workspace tools, and says so) when the directory is missing.
+ */
+async function repositoryOf(deps: ChatTurnDeps, workspaceId: string): Promise<string | undefined> {
+  const workspace = await Workspaces.get(deps.db, workspaceId)
+  try {
+    return join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path))
+  } catch (error) {
+    deps.log.warn('workspace directory unavailable for this run', {
+      workspaceId,
+      path: workspace.path,
+      error: error instanceof Error ? error.message : String(error),
+    })
+    return undefined
+  }
 }

@@ -46,6 +46,12 @@ export async function assertExists(db: Db, id: string): Promise<void> {
   if (!row) throw new WorkspaceNotFound({ workspaceId: id })
 }
 
+export async function get(db: Db, id: string): Promise<Workspace> {
+  const [row] = await db.select().from(workspaces).where(eq(workspaces.id, id))
+  if (!row) throw new WorkspaceNotFound({ workspaceId: id })
+  return toWorkspace(row)
+}
+
 export async function list(db: Db): Promise<Workspace[]> {
   return (await db.select().from(workspaces).orderBy(asc(workspaces.name))).map(toWorkspace)
 }
