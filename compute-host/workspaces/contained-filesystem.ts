@@ -67,7 +67,10 @@ export class ContainedFilesystem extends LocalFilesystem {
     return super.mkdir(path, options)
   }
 
-  override async rmdir(path: string, options?: Parameters<LocalFilesystem['rmdir']>[1]): Promise<void> {
+  override async rmdir(
+    path: string,
+    options?: Parameters<LocalFilesystem['rmdir']>[1],
+  ): Promise<void> {
     await this.#assertWritable(path)
     return super.rmdir(path, options)
   }
