@@ -36,6 +36,8 @@ export const HostEnv = z
       ),
     // Where registered repositories live; every workspace path resolves inside it.
     POPAGENT_WORKSPACE_ROOT: z.string().min(1).default('./workspace'),
+    // Upper bound of every agent shell command's run time, whatever the model asks for.
+    POPAGENT_SHELL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.
     SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.

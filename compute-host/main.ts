@@ -83,6 +83,7 @@ export async function startComputeHost(
         }),
         mastraLogger: new HostMastraLogger(log),
         sandbox,
+        shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
       }),
     }
     const server = await listenHost(

@@ -36,7 +36,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
     await writeFile(join(repo, 'src', 'a.ts'), 'export const answer = 1\n')
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root'), POPAGENT_SHELL_TIMEOUT_MS: '2000' },
     })
     url = await stack.listen()
     for (const id of ['orchistrator', 'researcher', 'implementer']) {
@@ -64,6 +64,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
       .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
     const sessionId = ((await session.json()) as any).id
     const OUTSIDE = join(dir, 'outside')
+    const LATE = `late-${process.pid}`
     const EDGE_PORT = new URL(url).port
     const ETC_PROBE = `/etc/popagent-escape-${process.pid}`
     const edit = { path: 'src/a.ts', old_string: 'answer = 1', new_string: 'answer = 42' }
@@ -82,7 +83,13 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
           },
         ],
       },
-      4: { text: 'implemented' },
+      4: {
+        toolCalls: [
+          { name: 'shell', arguments: { command: `sleep 30; echo ${LATE}`, timeout: 600 } },
+        ],
+      },
+      5: { toolCalls: [{ name: 'shell', arguments: { command: 'seq 1 100000' } }] },
+      6: { text: 'implemented' },
     }
     stack.gateway.respondWith((r) => {
       const role = roleOf(r)
@@ -116,8 +123,20 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
           ['workspace-read', 'completed'],
           ['workspace-edit', 'completed'],
           ['shell', 'completed'],
+          ['shell', 'completed'],
+          ['shell', 'completed'],
         ],
       )
+      // The model asked for 600 s; the host bound is 2 s, and nothing is left running.
+      const slept = calls[4]
+      assert.ok(slept.durationMs < 10_000, `sleep ran ${slept.durationMs} ms`)
+      assert.ok(!String(slept.output).includes(LATE))
+      assert.match(String(slept.output), /timed out|Exit code|killed/i)
+      const { execFileSync } = await import('node:child_process')
+      const left = execFileSync('ps', ['-eo', 'args']).toString()
+      assert.ok(!left.includes(`echo ${LATE}`), 'the timed-out command left a process behind')
+      // A flood of output reaches the model cut, with a visible marker.
+      assert.match(String(calls[5].output), /\[showing last \d+ of 100000 lines\]/)
       assert.match(calls[0].error, /read/i)
       const shellOutput = calls[3].output as string
       assert.match(shellOutput, /\blo\b/)

@@ -51,7 +51,7 @@ export type BuildOptions = {
  * Only the supervisor gets `agents`; specialists are built without them, so they can never
  * delegate to each other.
  */
-export function createAgentFactory(options: {
+export function createAgentFactory(factoryOptions: {
   db: Db
   models: GatewayModels
   tools: ToolProvider
@@ -59,9 +59,11 @@ export function createAgentFactory(options: {
   mastraLogger?: MastraLogger
   /** The shell sandbox's start-up self-test result. */
   sandbox?: SandboxStatus
+  /** Upper bound of every shell command's run time (POPAGENT_SHELL_TIMEOUT_MS). */
+  shellTimeoutMs?: number
 }) {
-  const { db, models, tools, mastraLogger } = options
-  const sandbox: SandboxStatus = options.sandbox ?? {
+  const { db, models, tools, mastraLogger } = factoryOptions
+  const sandbox: SandboxStatus = factoryOptions.sandbox ?? {
     available: false,
     reason: 'the sandbox self-test has not run on this host',
   }
@@ -104,6 +106,7 @@ export function createAgentFactory(options: {
         access: row.workspaceAccess,
         tools: row.tools,
         sandboxAvailable: sandbox.available,
+        shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
       })
     return {
       id: row.id,

@@ -1,10 +1,6 @@
-import {
-  LocalSandbox,
-  Workspace,
-  WORKSPACE_TOOLS,
-  type WorkspaceToolsConfig,
-} from '@mastra/core/workspace'
+import { Workspace, WORKSPACE_TOOLS, type WorkspaceToolsConfig } from '@mastra/core/workspace'
 import type { WorkspaceAccess } from '../../runtime/agents/tool-catalog.ts'
+import { BoundedSandbox } from './bounded-sandbox.ts'
 import { ContainedFilesystem } from './contained-filesystem.ts'
 
 /** Our catalog names for the Mastra workspace tools we offer; every other one stays off. */
@@ -25,6 +21,7 @@ export function isWorkspaceTool(name: string): name is WorkspaceToolName {
 
 // The sandbox sees only these variables (Mastra adds PATH): no secrets, no host tokens.
 const SANDBOX_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', CI: '1' }
+const SHELL_OUTPUT_TOKENS = 4_000
 const MASTRA_NAMES = Object.values(WORKSPACE_TOOLS).flatMap((group) => Object.values(group))
 
 /**
@@ -39,6 +36,8 @@ export function createAgentWorkspace(options: {
   access: WorkspaceAccess
   tools: readonly string[]
   sandboxAvailable: boolean
+  /** Upper bound of every command's run time. */
+  shellTimeoutMs: number
 }): Workspace | undefined {
   if (options.access === 'none') return undefined
   const writable = options.access === 'read-write'
@@ -51,18 +50,23 @@ export function createAgentWorkspace(options: {
     const write = ours === 'workspace-write' || ours === 'workspace-edit'
     const enabled =
       held.has(ours as WorkspaceToolName) && (ours === 'shell' ? shell : !write || writable)
-    config[mastra] = { enabled, name: ours, ...(write && { requireReadBeforeWrite: true }) }
+    config[mastra] = {
+      enabled,
+      name: ours,
+      ...(write && { requireReadBeforeWrite: true }),
+      // A flood of output reaches the model cut, with Mastra's visible truncation notice.
+      ...(ours === 'shell' && { maxOutputTokens: SHELL_OUTPUT_TOKENS }),
+    }
   }
   return new Workspace({
     id: `${options.agentId}-workspace`,
     name: `${options.agentId} workspace`,
     filesystem: new ContainedFilesystem({ root: options.root, readOnly: !writable }),
     ...(shell && {
-      sandbox: new LocalSandbox({
-        workingDirectory: options.root,
-        isolation: 'bwrap',
+      sandbox: new BoundedSandbox({
+        root: options.root,
         env: SANDBOX_ENV,
-        nativeSandbox: { allowNetwork: false },
+        limitMs: options.shellTimeoutMs,
       }),
     }),
     tools: config as WorkspaceToolsConfig,
