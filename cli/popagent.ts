@@ -11,16 +11,19 @@ const USAGE = `usage: popagent <command>
   migrate   apply database migrations and exit
   host      run only the compute host (needs DATABASE_URL and POPAGENT_HOST_TOKEN)
   edge      run only the Node edge server (needs DATABASE_URL and the host's URL and token)
+  repo-brief <workspace> <query>
+            print a workspace's repository brief from a running popagent (POPAGENT_URL)
   help      show this text`
 
 const commands: Record<
   string,
-  () => Promise<(env: Record<string, string | undefined>) => Promise<void>>
+  () => Promise<(env: Record<string, string | undefined>, args: string[]) => Promise<void>>
 > = {
   start: async () => (await import('./commands/start.ts')).start,
   migrate: async () => (await import('./commands/migrate.ts')).migrate,
   host: async () => (await import('./commands/host.ts')).host,
   edge: async () => (await import('./commands/edge.ts')).edge,
+  'repo-brief': async () => (await import('./commands/repo-brief.ts')).repoBrief,
 }
 
 async function main(argv: string[]) {
@@ -37,7 +40,7 @@ async function main(argv: string[]) {
   }
   await (
     await load()
-  )(process.env)
+  )(process.env, argv.slice(1))
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -14,6 +14,7 @@ import { createAgentFactory } from './agents/factory.ts'
 import { createToolProvider } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
+import { createRepoBriefTool } from './tools/repo-brief.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
@@ -58,6 +59,7 @@ export async function startComputeHost(
     const models = createGatewayModels({ ...gateway, localModels })
     const memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
+    const repoBrief = createRepoBriefTool()
     const sandbox = await checkSandbox()
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
     await memory.init()
@@ -80,6 +82,7 @@ export async function startComputeHost(
         models,
         tools: createToolProvider({
           'web-search': () => ({ ok: true, tool: webSearch }),
+          'repo-brief': () => ({ ok: true, tool: repoBrief }),
         }),
         mastraLogger: new HostMastraLogger(log),
         sandbox,

@@ -5,10 +5,12 @@ import type { HostHealth } from '../runtime/contracts/host-api.ts'
 import {
   DeleteThreadsBody,
   HostPaths,
+  RepoBriefBody,
   ResolveWorkspaceBody,
   type ResolvedWorkspace,
 } from '../runtime/contracts/host-api.ts'
 import { resolveInside } from './workspaces/containment.ts'
+import { buildRepoBrief, formatRepoBrief } from './repo-brief/brief.ts'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { secretsEqual } from '../runtime/constant-time.ts'
@@ -70,6 +72,13 @@ export function createHostApp($: HostResources, token: string) {
         gitRepository: existsSync(join($.workspaceRoot, path, '.git')),
       }
       return c.json(body)
+    })
+    .post(HostPaths.repoBrief, async (c) => {
+      const parsed = RepoBriefBody.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
+      const path = await resolveInside($.workspaceRoot, parsed.data.path)
+      const brief = await buildRepoBrief(join($.workspaceRoot, path), parsed.data.query)
+      return c.json({ brief, text: formatRepoBrief(brief) })
     })
     .post(HostPaths.threads, async (c) => {
       const parsed = DeleteThreadsBody.safeParse(await c.req.json().catch(() => undefined))

@@ -4,6 +4,7 @@ import {
   HostHealth,
   HostModels,
   HostPaths,
+  RepoBriefAnswer,
   ResolvedWorkspace,
 } from '../runtime/contracts/host-api.ts'
 import { AppError, HostUnavailable } from '../runtime/errors.ts'
@@ -131,8 +132,40 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     return parsed.data
   }
 
+  /** The repository brief of a workspace path (the host proves the path is contained). */
+  async function repoBrief(path: string, query: string): Promise<RepoBriefAnswer> {
+    let response: Response
+    try {
+      response = await doFetch(`${options.url}${HostPaths.repoBrief}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ path, query }),
+        signal: AbortSignal.timeout(60_000),
+      })
+    } catch (error) {
+      throw new HostUnavailable(
+        { path: HostPaths.repoBrief },
+        { cause: error, message: describeFetchError(error) },
+      )
+    }
+    const body = (await response.json().catch(() => undefined)) as
+      { error?: { code?: string; message?: string } } | undefined
+    if (response.status === 400 && body?.error?.code && body.error.message) {
+      throw new AppError(body.error.code, 400, body.error.message, { path })
+    }
+    const parsed = RepoBriefAnswer.safeParse(body)
+    if (!response.ok || !parsed.success) {
+      throw new HostUnavailable(
+        { path: HostPaths.repoBrief, status: response.status },
+        { message: 'the compute host could not build the repository brief' },
+      )
+    }
+    return parsed.data
+  }
+
   return {
     chat,
+    repoBrief,
     resolveWorkspace,
     deleteThreads,
     health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>

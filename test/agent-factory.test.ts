@@ -103,11 +103,13 @@ describe('agent factory', () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
     const tools = await specialists.reviewer!.listTools({ requestContext })
-    // web-search is installed; the workspace tools are not yet.
-    assert.deepEqual(Object.keys(tools), ['web-search'])
-    const reviewer = unavailableTools.filter((u) => u.agentId === 'reviewer')
-    assert.ok(reviewer.length > 0)
-    assert.match(reviewer[0]!.reason, /not installed on this host/)
+    // web-search and repo-brief are installed; docs-search is not yet; workspace tools need a
+    // repository, which this build was not given.
+    assert.deepEqual(Object.keys(tools).sort(), ['repo-brief', 'web-search'])
+    const reason = (tool: string) =>
+      unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
+    assert.match(reason('docs-search'), /not installed on this host/)
+    assert.match(reason('workspace-read'), /no repository directory/)
   })
 
   test('a generation uses the route, the row instructions and the skill tools', async () => {

@@ -40,6 +40,8 @@ export type BuildOptions = {
   specialistOptions?: AgentExecutionOptions<undefined>
   /** The run's repository (canonical absolute path); without it no workspace tool is offered. */
   workspaceRoot?: string
+  /** Specialists the supervisor may not delegate to in this run. */
+  withheld?: readonly string[]
 }
 
 /**
@@ -147,6 +149,7 @@ export function createAgentFactory(factoryOptions: {
       const specialists: RunAgents['specialists'] = {}
       for (const row of rows) {
         if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
+        if (options.withheld?.includes(row.id)) continue
         specialists[row.id] = withLogger(
           new Agent({
             ...buildAgent(row, skillsOf(row.id), unavailableTools, options),

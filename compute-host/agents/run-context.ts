@@ -10,6 +10,8 @@ import { ConfigurationError } from '../../runtime/errors.ts'
 export type RunContextValues = {
   modelRoute: string
   settings: AgentRuntimeSettings
+  /** The run's repository (canonical absolute path), when it has one. */
+  workspaceRoot?: string
 }
 
 export type RunContext = RequestContext<RunContextValues>
@@ -18,6 +20,7 @@ export function createRunContext(values: RunContextValues): RunContext {
   const context = new RequestContext<RunContextValues>()
   context.set('modelRoute', values.modelRoute)
   context.set('settings', values.settings)
+  if (values.workspaceRoot) context.set('workspaceRoot', values.workspaceRoot)
   return context
 }
 

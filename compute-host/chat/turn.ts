@@ -20,6 +20,7 @@ import { delegationConfig, STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { describeRunError } from './run-errors.ts'
 import { createUsageMeter } from './usage.ts'
+import { buildRepoBrief, formatRepoBrief } from '../repo-brief/brief.ts'
 
 export type ChatTurnDeps = {
   db: Db
@@ -65,8 +66,12 @@ export async function startChatTurn(
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
 
   const workspaceRoot = await repositoryOf(deps, session.workspaceId)
+  const preflight = workspaceRoot && (await briefFor(workspaceRoot, request.message, deps))
   const team = await deps.agents.build({
     ...(workspaceRoot && { workspaceRoot }),
+    // A brief precise enough to implement against makes a research pass redundant: this turn
+    // only, the supervisor goes straight to implementation.
+    ...(preflight && preflight.brief.readyForImplementation && { withheld: ['researcher'] }),
     memory: deps.memory.forSettings(memorySettings),
     toolHooks: (agent) => activity.toolHooks(agent),
     specialistOptions: {
@@ -104,9 +109,26 @@ export async function startChatTurn(
     execute: async ({ writer }) => {
       emit = (part) => writer.write(part as never)
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })
+      if (preflight) {
+        activity.start('act_repo_brief', {
+          kind: 'tool',
+          agentId: team.supervisor.id,
+          agentName: team.supervisor.name,
+          tool: 'repo-brief',
+          input: titleFrom(request.message) ?? '',
+        })
+        activity.finish('act_repo_brief', { output: preflight.text })
+      }
       const output = await team.supervisor.stream([request.message as never], {
         memory: { thread: session.id, resource: MEMORY_RESOURCE_ID },
-        requestContext: createRunContext({ modelRoute: route, settings: runtime }),
+        requestContext: createRunContext({
+          modelRoute: route,
+          settings: runtime,
+          ...(workspaceRoot && { workspaceRoot }),
+        }),
+        ...(preflight && {
+          system: `A repository brief was prepared for this request before the turn started:\n\n${preflight.text}`,
+        }),
         abortSignal: signal,
         maxSteps: runtime.supervisorMaxSteps,
         prepareStep: reserveFinalStep(
@@ -161,8 +183,8 @@ export async function startChatTurn(
   return stream
 }
 
-function titleFrom(message: UiMessage): string | undefined {
-  const text = message.parts
+function textOf(message: UiMessage): string {
+  return message.parts
     .filter(
       (p): p is typeof p & { text: string } => p.type === 'text' && typeof p.text === 'string',
     )
@@ -170,6 +192,10 @@ function titleFrom(message: UiMessage): string | undefined {
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim()
+}
+
+function titleFrom(message: UiMessage): string | undefined {
+  const text = textOf(message)
   if (!text) return undefined
   return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text
 }
@@ -186,6 +212,24 @@ async function repositoryOf(deps: ChatTurnDeps, workspaceId: string): Promise<st
     deps.log.warn('workspace directory unavailable for this run', {
       workspaceId,
       path: workspace.path,
+      error: error instanceof Error ? error.message : String(error),
+    })
+    return undefined
+  }
+}
+
+/**
+ * The repository brief for the newest message, built before the first model call. A failure only
+ * costs the preflight (it is logged); the turn goes on without it.
+ */
+async function briefFor(root: string, message: UiMessage, deps: ChatTurnDeps) {
+  const query = textOf(message)
+  if (!query) return undefined
+  try {
+    const brief = await buildRepoBrief(root, query.slice(0, 500))
+    return { brief, text: formatRepoBrief(brief) }
+  } catch (error) {
+    deps.log.warn('repository brief failed; the turn continues without it', {
       error: error instanceof Error ? error.message : String(error),
     })
     return undefined

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import {
   CreateWorkspaceInput,
   PatchWorkspaceInput,
+  RepoBriefQuery,
   WorkspaceParams,
 } from '../../runtime/contracts/workspaces.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
@@ -30,6 +31,15 @@ export const workspaces = new Hono<AppEnv>()
       const path = input.path && (await c.var.host.resolveWorkspace(input.path)).path
       const changes = { ...(input.name && { name: input.name }), ...(path && { path }) }
       return c.json(await Workspaces.patch(c.var.db, c.req.valid('param').id, changes), 200)
+    },
+  )
+  .get(
+    '/:id/repo-brief',
+    validate('param', WorkspaceParams),
+    validate('query', RepoBriefQuery),
+    async (c) => {
+      const workspace = await Workspaces.get(c.var.db, c.req.valid('param').id)
+      return c.json(await c.var.host.repoBrief(workspace.path, c.req.valid('query').q), 200)
     },
   )
   .delete('/:id', validate('param', WorkspaceParams), async (c) => {

@@ -15,6 +15,8 @@ export const HostPaths = {
   chat: '/internal/chat',
   /** POST `{ path }`: the canonical repository path inside the workspace root, or a 400. */
   resolveWorkspace: '/internal/workspaces/resolve',
+  /** POST `{ path, query }`: the repository brief of a registered workspace path. */
+  repoBrief: '/internal/workspaces/brief',
   /** DELETE: removes the Mastra thread of these sessions (`{ sessionIds }`). */
   threads: '/internal/threads/delete',
 } as const
@@ -38,3 +40,10 @@ export type DeleteThreadsBody = z.infer<typeof DeleteThreadsBody>
 export const ResolveWorkspaceBody = z.strictObject({ path: z.string().min(1).max(1_000) })
 export const ResolvedWorkspace = z.object({ path: z.string(), gitRepository: z.boolean() })
 export type ResolvedWorkspace = z.infer<typeof ResolvedWorkspace>
+
+export const RepoBriefBody = z.strictObject({
+  path: z.string().min(1).max(1_000),
+  query: z.string().trim().min(1).max(500),
+})
+export const RepoBriefAnswer = z.object({ brief: z.unknown(), text: z.string() })
+export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>

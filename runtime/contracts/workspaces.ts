@@ -33,3 +33,5 @@ export const PatchWorkspaceInput = z
 export type PatchWorkspaceInput = z.infer<typeof PatchWorkspaceInput>
 
 export const WorkspaceParams = z.strictObject({ id: WorkspaceId })
+
+export const RepoBriefQuery = z.strictObject({ q: z.string().trim().min(1).max(500) })

@@ -1,0 +1,41 @@
+/**
+ * `popagent repo-brief <workspace> <query>`: prints the repository brief of a registered workspace
+ * (by id or name) from a running popagent, through the same HTTP route the UI uses
+ * (POPAGENT_URL, default http://127.0.0.1:$PORT; POPAGENT_API_KEY when the server has one).
+ */
+export async function repoBrief(env: Record<string, string | undefined>, args: string[]) {
+  const [workspace, ...words] = args
+  const query = words.join(' ').trim()
+  if (!workspace || !query) {
+    console.error('usage: popagent repo-brief <workspace id or name> <query>')
+    process.exitCode = 2
+    return
+  }
+  const base = (env.POPAGENT_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`).replace(/\/+$/, '')
+  const headers: Record<string, string> = env.POPAGENT_API_KEY
+    ? { 'x-popagent-key': env.POPAGENT_API_KEY }
+    : {}
+  const get = async (path: string) => {
+    const res = await fetch(`${base}${path}`, { headers }).catch(() => {
+      throw new Error(`cannot reach popagent at ${base}; is it running? (set POPAGENT_URL)`)
+    })
+    const body = (await res.json().catch(() => undefined)) as any
+    if (!res.ok) throw new Error(body?.error?.message ?? `popagent answered ${res.status}`)
+    return body
+  }
+  try {
+    const { workspaces } = await get('/api/workspaces')
+    const match = (workspaces as { id: string; name: string }[]).find(
+      (w) => w.id === workspace || w.name === workspace,
+    )
+    if (!match) throw new Error(`no workspace with the id or name "${workspace}"`)
+    const { text } = await get(
+      `/api/workspaces/${encodeURIComponent(match.id)}/repo-brief?${new URLSearchParams({ q: query })}`,
+    )
+    process.stdout.write(text)
+  } catch (error) {
+    // Operator-facing: the reason, no stack.
+    console.error(`popagent repo-brief: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = 1
+  }
+}
