@@ -113,7 +113,14 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
 
       const tools = new Map<string, any>()
       for (const c of chunks) {
-        if (c.type === 'data-agentActivity' && c.data.kind === 'tool') tools.set(c.id, c.data)
+        // The implementer's own calls (the turn's preflight brief is the supervisor's).
+        if (
+          c.type === 'data-agentActivity' &&
+          c.data.kind === 'tool' &&
+          c.data.agentId === 'implementer'
+        ) {
+          tools.set(c.id, c.data)
+        }
       }
       const calls = [...tools.values()]
       assert.deepEqual(
