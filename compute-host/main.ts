@@ -60,9 +60,9 @@ export async function startComputeHost(
     const memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
-    const sandbox = await checkSandbox()
+    // Independent start-up work, side by side.
+    const [sandbox] = await Promise.all([checkSandbox(), memory.init()])
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
-    await memory.init()
     const resources: HostResources = {
       env,
       log,

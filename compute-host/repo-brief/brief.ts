@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { exportedSymbols } from './exports.ts'
+import { exportedSymbols, loadTypeScript } from './exports.ts'
 import { takeInventory } from './inventory.ts'
 
 const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/
@@ -126,7 +126,7 @@ async function exportsOf(root: string, path: string): Promise<string[]> {
   const full = join(root, path)
   const info = await stat(full).catch(() => undefined)
   if (!info?.isFile() || info.size > MAX_SOURCE_BYTES) return []
-  return exportedSymbols(path, await readFile(full, 'utf8'))
+  return exportedSymbols(await loadTypeScript(), path, await readFile(full, 'utf8'))
 }
 
 /** Tests named after the file (`x.test.ts`, `x.spec.ts`, `__tests__/x.ts`, `test/x*.test.ts`). */

@@ -1,4 +1,8 @@
-import ts from 'typescript5'
+import type TypeScript from 'typescript5'
+
+// The parser is loaded on first use: it is large, and most starts never need it.
+let loaded: Promise<typeof TypeScript> | undefined
+export const loadTypeScript = () => (loaded ??= import('typescript5').then((m) => m.default))
 
 const MAX_EXPORTS = 40
 
@@ -6,13 +10,13 @@ const MAX_EXPORTS = 40
  * The exported symbol names of one TypeScript or JavaScript source, read with the TypeScript
  * parser (syntax only: no type checking, no module resolution, nothing executed).
  */
-export function exportedSymbols(path: string, text: string): string[] {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, kindOf(path))
+export function exportedSymbols(ts: typeof TypeScript, path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, kindOf(ts, path))
   const names: string[] = []
-  const exported = (node: ts.Node) =>
+  const exported = (node: TypeScript.Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
-  const isDefault = (node: ts.Node) =>
+  const isDefault = (node: TypeScript.Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)
   for (const statement of source.statements) {
@@ -48,7 +52,7 @@ export function exportedSymbols(path: string, text: string): string[] {
   return [...new Set(names)].slice(0, MAX_EXPORTS)
 }
 
-function kindOf(path: string): ts.ScriptKind {
+function kindOf(ts: typeof TypeScript, path: string): TypeScript.ScriptKind {
   if (path.endsWith('.tsx')) return ts.ScriptKind.TSX
   if (path.endsWith('.jsx')) return ts.ScriptKind.JSX
   if (/\.(m|c)?js$/.test(path)) return ts.ScriptKind.JS
