@@ -99,69 +99,51 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
   }
 
   /**
-   * Asks the host to prove a repository path stays inside the workspace root. A refusal keeps the
-   * host's code and message (PATH_OUTSIDE_ROOT, PATH_NOT_A_DIRECTORY) as a 400.
+   * A JSON POST whose 400 answers are the caller's fault and keep the host's own code and message
+   * (PATH_OUTSIDE_ROOT, …); anything else unexpected means the host could not do the work.
    */
-  async function resolveWorkspace(path: string): Promise<ResolvedWorkspace> {
+  async function post<S extends z.ZodType>(
+    path: string,
+    body: unknown,
+    schema: S,
+    init: { timeoutMs: number; failure: string },
+  ): Promise<z.output<S>> {
     let response: Response
     try {
-      response = await doFetch(`${options.url}${HostPaths.resolveWorkspace}`, {
+      response = await doFetch(`${options.url}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ path }),
-        signal: AbortSignal.timeout(10_000),
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(init.timeoutMs),
       })
     } catch (error) {
-      throw new HostUnavailable(
-        { path: HostPaths.resolveWorkspace },
-        { cause: error, message: describeFetchError(error) },
-      )
+      throw new HostUnavailable({ path }, { cause: error, message: describeFetchError(error) })
     }
-    const body = (await response.json().catch(() => undefined)) as
+    const answer = (await response.json().catch(() => undefined)) as
       { error?: { code?: string; message?: string } } | undefined
-    if (response.status === 400 && body?.error?.code && body.error.message) {
-      throw new AppError(body.error.code, 400, body.error.message, { path })
+    if (response.status === 400 && answer?.error?.code && answer.error.message) {
+      throw new AppError(answer.error.code, 400, answer.error.message)
     }
-    const parsed = ResolvedWorkspace.safeParse(body)
+    const parsed = schema.safeParse(answer)
     if (!response.ok || !parsed.success) {
-      throw new HostUnavailable(
-        { path: HostPaths.resolveWorkspace, status: response.status },
-        { message: 'the compute host could not check the workspace path' },
-      )
+      throw new HostUnavailable({ path, status: response.status }, { message: init.failure })
     }
     return parsed.data
   }
 
+  /** Asks the host to prove a repository path stays inside the workspace root. */
+  const resolveWorkspace = (path: string): Promise<ResolvedWorkspace> =>
+    post(HostPaths.resolveWorkspace, { path }, ResolvedWorkspace, {
+      timeoutMs: 10_000,
+      failure: 'the compute host could not check the workspace path',
+    })
+
   /** The repository brief of a workspace path (the host proves the path is contained). */
-  async function repoBrief(path: string, query: string): Promise<RepoBriefAnswer> {
-    let response: Response
-    try {
-      response = await doFetch(`${options.url}${HostPaths.repoBrief}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ path, query }),
-        signal: AbortSignal.timeout(60_000),
-      })
-    } catch (error) {
-      throw new HostUnavailable(
-        { path: HostPaths.repoBrief },
-        { cause: error, message: describeFetchError(error) },
-      )
-    }
-    const body = (await response.json().catch(() => undefined)) as
-      { error?: { code?: string; message?: string } } | undefined
-    if (response.status === 400 && body?.error?.code && body.error.message) {
-      throw new AppError(body.error.code, 400, body.error.message, { path })
-    }
-    const parsed = RepoBriefAnswer.safeParse(body)
-    if (!response.ok || !parsed.success) {
-      throw new HostUnavailable(
-        { path: HostPaths.repoBrief, status: response.status },
-        { message: 'the compute host could not build the repository brief' },
-      )
-    }
-    return parsed.data
-  }
+  const repoBrief = (path: string, query: string): Promise<RepoBriefAnswer> =>
+    post(HostPaths.repoBrief, { path, query }, RepoBriefAnswer, {
+      timeoutMs: 60_000,
+      failure: 'the compute host could not build the repository brief',
+    })
 
   return {
     chat,
