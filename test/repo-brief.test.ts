@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -85,6 +86,24 @@ describe('repository brief', () => {
     ])
     const vague = await buildRepoBrief(repo, 'something about rendering')
     assert.equal(vague.readyForImplementation, false)
+  })
+
+  test('a repository’s own git config cannot run commands on the host', async () => {
+    const marker = join(dir, 'pwned')
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo })
+    git('config', 'core.fsmonitor', `touch ${marker}-fsmonitor`)
+    git('config', 'filter.evil.clean', `touch ${marker}-filter; cat`)
+    await writeFile(join(repo, '.gitattributes'), '* filter=evil\n')
+    try {
+      const brief = await buildRepoBrief(repo, 'parseConfig parser')
+      assert.equal(brief.files[0]?.path, 'src/parser/parse-config.ts')
+      assert.equal(existsSync(`${marker}-fsmonitor`), false)
+      assert.equal(existsSync(`${marker}-filter`), false)
+    } finally {
+      git('config', '--unset', 'core.fsmonitor')
+      git('config', '--remove-section', 'filter.evil')
+      await rm(join(repo, '.gitattributes'))
+    }
   })
 
   test('the HTTP route and the CLI print the same brief, and no model is called', async () => {

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises'
+import { lstat, readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { exportedSymbols, loadTypeScript } from './exports.ts'
 import { takeInventory } from './inventory.ts'
@@ -54,9 +54,13 @@ export function queryTerms(query: string): string[] {
  * commands and the TypeScript parser, nothing else: no model, no embeddings, no network, and the
  * query never reaches a command line. The same tree and query give the same brief.
  */
-export async function buildRepoBrief(root: string, query: string): Promise<RepoBrief> {
+export async function buildRepoBrief(
+  root: string,
+  query: string,
+  signal?: AbortSignal,
+): Promise<RepoBrief> {
   const terms = queryTerms(query)
-  const inventory = await takeInventory(root)
+  const inventory = await takeInventory(root, signal)
   const sources = inventory.files.filter((f) => SOURCE.test(f) && !TEST.test(f))
   const tests = inventory.files.filter((f) => TEST.test(f))
 
@@ -124,7 +128,8 @@ export async function buildRepoBrief(root: string, query: string): Promise<RepoB
 
 async function exportsOf(root: string, path: string): Promise<string[]> {
   const full = join(root, path)
-  const info = await stat(full).catch(() => undefined)
+  // lstat: a link could point outside the repository; the brief never follows one.
+  const info = await lstat(full).catch(() => undefined)
   if (!info?.isFile() || info.size > MAX_SOURCE_BYTES) return []
   return exportedSymbols(await loadTypeScript(), path, await readFile(full, 'utf8'))
 }

@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process'
 import { readdir } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { promisify } from 'node:util'
+import { sandboxedGit } from './sandboxed-git.ts'
 
-const run = promisify(execFile)
 const MAX_FILES = 50_000
 const SKIP_DIRS = new Set(['.git', 'node_modules', 'dist', 'build', 'coverage', '.next', 'data'])
 
@@ -17,24 +15,19 @@ export type Inventory = {
 
 /**
  * What is in the repository, from fixed git commands only (nothing from the request reaches a
- * command line): tracked and untracked-but-not-ignored files, the change state and HEAD. A
- * directory that is not a git repository is walked instead, skipping dependency and build
- * folders. Paths are repository-relative with forward slashes, sorted.
+ * command line), run sandboxed: tracked and untracked-but-not-ignored files, the change state and
+ * HEAD. A directory that is not a git repository (or a host without bubblewrap) is walked
+ * instead, skipping dependency and build folders. Paths are repository-relative, sorted.
  */
-export async function takeInventory(root: string): Promise<Inventory> {
-  const git = (args: string[]) =>
-    run('git', ['-c', 'core.quotepath=off', ...args], {
-      cwd: root,
-      maxBuffer: 64 * 1024 * 1024,
-      // A fixed environment: no user git config surprises beyond the system's, no locks taken.
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', GIT_OPTIONAL_LOCKS: '0', HOME: '/nonexistent' },
-    })
+export async function takeInventory(root: string, signal?: AbortSignal): Promise<Inventory> {
+  const git = (args: string[]) => sandboxedGit(root, args, signal)
   try {
     const listed = await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
-    const files = [...new Set(listed.stdout.split('\0').filter(Boolean))].sort().slice(0, MAX_FILES)
-    const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=normal'])
+    if (listed === undefined) return await walked(root)
+    const files = [...new Set(listed.split('\0').filter(Boolean))].sort().slice(0, MAX_FILES)
+    const status = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=normal'])) ?? ''
     const changes = new Map<string, string>()
-    const entries = status.stdout.split('\0')
+    const entries = status.split('\0')
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!
       if (entry.length < 4) continue
@@ -43,13 +36,18 @@ export async function takeInventory(root: string): Promise<Inventory> {
       if (code.startsWith('R') || code.startsWith('C')) i++ // the next entry is the old name
     }
     const head = await git(['rev-parse', '--short=12', 'HEAD']).then(
-      (r) => r.stdout.trim(),
+      (out) => out?.trim() || null,
       () => null,
     )
     return { files, changes, head, git: true }
-  } catch {
-    return { files: await walk(root), changes: new Map(), head: null, git: false }
+  } catch (error) {
+    if (signal?.aborted) throw error
+    return walked(root)
   }
+}
+
+async function walked(root: string): Promise<Inventory> {
+  return { files: await walk(root), changes: new Map(), head: null, git: false }
 }
 
 async function walk(root: string): Promise<string[]> {
