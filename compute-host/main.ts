@@ -16,7 +16,7 @@ import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
 import { createRepoBriefTool } from './tools/repo-brief.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
-import { createThreadMemory } from './memory/thread-memory.ts'
+import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createHostApp, listenHost } from './server.ts'
@@ -44,6 +44,8 @@ export async function startComputeHost(
   const secrets = [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL]
   const log = options.log ?? createLogger({ secrets })
   const databases = await openDatabases(env, log)
+  // Opened inside the try; closed by the catch when start-up fails after it.
+  let memory: ThreadMemory | undefined
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
     // database that comes up late is retried rather than leaving a poisoned host.
@@ -57,7 +59,7 @@ export async function startComputeHost(
       isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
     }
     const models = createGatewayModels({ ...gateway, localModels })
-    const memory = createThreadMemory({ handle: databases.application, models })
+    memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
     // Independent start-up work, side by side.
@@ -103,11 +105,12 @@ export async function startComputeHost(
       stop: () =>
         (stopping ??= (async () => {
           await server.close()
-          await memory.close()
+          await resources.memory.close()
           await databases.close()
         })()),
     }
   } catch (error) {
+    await memory?.close().catch(() => {})
     await databases.close()
     throw error
   }

@@ -84,7 +84,7 @@ export function createHostApp($: HostResources, token: string) {
       const parsed = DeleteThreadsBody.safeParse(await c.req.json().catch(() => undefined))
       if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
       const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
-      for (const id of parsed.data.sessionIds) await $.memory.deleteThread(id, agentIds)
+      await $.memory.deleteThreads(parsed.data.sessionIds, agentIds)
       return c.json({ deleted: parsed.data.sessionIds.length })
     })
   app.onError((error, c) => {

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { ChatRequest } from '../runtime/contracts/chat.ts'
 import {
   HostHealth,
@@ -14,6 +14,8 @@ import { AppError, HostUnavailable } from '../runtime/errors.ts'
  * the shared host token, with every response parsed against `runtime/contracts/host-api.ts`.
  */
 export type HostClient = ReturnType<typeof createHostClient>
+
+const DeletedThreads = z.object({ deleted: z.number() })
 
 export function createHostClient(options: { url: string; token: string; fetch?: typeof fetch }) {
   const doFetch = options.fetch ?? fetch
@@ -73,31 +75,6 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     }
   }
 
-  /** Deletes the Mastra threads of these sessions; resolves only once the host confirmed it. */
-  async function deleteThreads(sessionIds: string[]): Promise<void> {
-    let response: Response
-    try {
-      response = await doFetch(`${options.url}${HostPaths.threads}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ sessionIds }),
-        signal: AbortSignal.timeout(30_000),
-      })
-    } catch (error) {
-      throw new HostUnavailable(
-        { path: HostPaths.threads },
-        { cause: error, message: describeFetchError(error) },
-      )
-    }
-    await response.body?.cancel()
-    if (!response.ok) {
-      throw new HostUnavailable(
-        { path: HostPaths.threads, status: response.status },
-        { message: `the compute host could not delete the chat memory (${response.status})` },
-      )
-    }
-  }
-
   /**
    * A JSON POST whose 400 answers are the caller's fault and keep the host's own code and message
    * (PATH_OUTSIDE_ROOT, …); anything else unexpected means the host could not do the work.
@@ -137,6 +114,15 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
       timeoutMs: 10_000,
       failure: 'the compute host could not check the workspace path',
     })
+
+  /** Deletes the Mastra threads of these sessions; resolves only once the host confirmed it. */
+  const deleteThreads = async (sessionIds: string[]): Promise<void> => {
+    await post(HostPaths.threads, { sessionIds }, DeletedThreads, {
+      // Sized for a workspace's worth of sessions; the host deletes them in one pass.
+      timeoutMs: 120_000,
+      failure: 'the compute host could not delete the chat memory',
+    })
+  }
 
   /** The repository brief of a workspace path (the host proves the path is contained). */
   const repoBrief = (path: string, query: string): Promise<RepoBriefAnswer> =>

@@ -297,11 +297,11 @@ describe('chat turns', () => {
     const agentIds = ['researcher', 'implementer', 'reviewer']
     assert.ok((await memory.countMessages(sessionId)) > 0)
     // The delegations of the first turn left one specialist thread each.
-    assert.equal((await memory.threadIds(sessionId, agentIds)).length, 4)
+    assert.equal((await memory.threadIds([sessionId], agentIds)).length, 4)
     const res = await fetch(`${url}/api/sessions/${sessionId}`, { method: 'DELETE' })
     assert.equal(res.status, 200)
     assert.equal(await memory.countMessages(sessionId), 0)
-    assert.deepEqual(await memory.threadIds(sessionId, agentIds), [])
+    assert.deepEqual(await memory.threadIds([sessionId], agentIds), [])
     assert.equal((await fetch(`${url}/api/sessions/${sessionId}`)).status, 404)
 
     // A second workspace with its own session; deleting the default's sessions leaves it alone.

@@ -12,6 +12,7 @@ import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
 import { isToolName } from '../../runtime/agents/tool-catalog.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
+import type { Workspace } from '@mastra/core/workspace'
 import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
@@ -28,6 +29,11 @@ export type RunAgents = {
   unavailableTools: UnavailableTool[]
   /** Display name and model override of every agent in the run. */
   profiles: Record<string, { name: string; modelOverride: string | null }>
+  /**
+   * Releases what the run's workspaces hold, background shell commands included; call it when
+   * the run has ended. Failures are collected, never thrown.
+   */
+  dispose(): Promise<void>
 }
 
 /** What a caller adds to one run's agents (chat turns and tasks pass their own). */
@@ -79,6 +85,7 @@ export function createAgentFactory(factoryOptions: {
     skills: SkillRow[],
     unavailable: UnavailableTool[],
     options: BuildOptions,
+    workspaces: Workspace[],
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
@@ -110,6 +117,7 @@ export function createAgentFactory(factoryOptions: {
         sandboxAvailable: sandbox.available,
         shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
       })
+    if (workspace) workspaces.push(workspace)
     return {
       id: row.id,
       name: row.displayName,
@@ -137,6 +145,7 @@ export function createAgentFactory(factoryOptions: {
       const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
+      const workspaces: Workspace[] = []
       const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
       if (!supervisorRow) {
         throw new ConfigurationError(
@@ -152,14 +161,20 @@ export function createAgentFactory(factoryOptions: {
         if (options.withheld?.includes(row.id)) continue
         specialists[row.id] = withLogger(
           new Agent({
-            ...buildAgent(row, skillsOf(row.id), unavailableTools, options),
+            ...buildAgent(row, skillsOf(row.id), unavailableTools, options, workspaces),
             ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
           }),
         )
       }
       const supervisor: RunAgent = withLogger(
         new Agent({
-          ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options),
+          ...buildAgent(
+            supervisorRow,
+            skillsOf(supervisorRow.id),
+            unavailableTools,
+            options,
+            workspaces,
+          ),
           agents: specialists,
           ...(options.memory && { memory: options.memory }),
         }),
@@ -167,7 +182,10 @@ export function createAgentFactory(factoryOptions: {
       const profiles = Object.fromEntries(
         rows.map((r) => [r.id, { name: r.displayName, modelOverride: r.modelOverride }]),
       )
-      return { supervisor, specialists, unavailableTools, profiles }
+      const dispose = async () => {
+        await Promise.allSettled(workspaces.map((w) => w.destroy()))
+      }
+      return { supervisor, specialists, unavailableTools, profiles, dispose }
     },
   }
 }

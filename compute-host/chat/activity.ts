@@ -61,14 +61,19 @@ export function createActivityLog(options: {
     },
     /** Tool hooks for one agent: each call becomes a `tool` item of that agent. */
     toolHooks(agent: { id: string; name: string }): ToolHooks {
+      // Mastra hands both hooks of one call the same execution context object: pair on it, so
+      // parallel calls of one tool finishing out of order keep their own results. The name queue
+      // is the fallback for a call that has no context.
+      const byCall = new WeakMap<object, string>()
       const open = new Map<string, string[]>()
       // Delegations (`agent-*` tools) are reported by the delegation hooks, with the specialist.
       const delegation = (toolName: string) => toolName.startsWith('agent-')
       return {
-        beforeToolCall: ({ toolName, input }) => {
+        beforeToolCall: ({ toolName, input, context }) => {
           if (delegation(toolName)) return
           const id = `act_${agent.id}_${++counter}`
-          open.set(toolName, [...(open.get(toolName) ?? []), id])
+          if (context && typeof context === 'object') byCall.set(context, id)
+          else open.set(toolName, [...(open.get(toolName) ?? []), id])
           this.start(id, {
             kind: 'tool',
             agentId: agent.id,
@@ -77,10 +82,12 @@ export function createActivityLog(options: {
             input,
           })
         },
-        afterToolCall: ({ toolName, output, error }) => {
+        afterToolCall: ({ toolName, output, error, context }) => {
           if (delegation(toolName)) return
-          const queue = open.get(toolName) ?? []
-          const id = queue.shift()
+          const id =
+            context && typeof context === 'object'
+              ? byCall.get(context)
+              : (open.get(toolName) ?? []).shift()
           if (id) this.finish(id, { output, error })
         },
       }

@@ -177,6 +177,8 @@ export async function startChatTurn(
         )
       } catch (error) {
         deps.log.error('could not save the turn', { turnId, sessionId: session.id, error })
+      } finally {
+        await team.dispose()
       }
     },
   })

@@ -40,19 +40,29 @@ export function createThreadMemory(options: { handle: DatabaseHandle; models: Ga
      * specialists it delegated to in that session (`<session>-<uuid>` under
      * `popagent-user-<agent>`). A thread that never existed is fine.
      */
-    async deleteThread(threadId: string, agentIds: readonly string[]): Promise<void> {
-      for (const id of await this.threadIds(threadId, agentIds)) await plain.deleteThread(id)
+    async deleteThreads(threadIds: readonly string[], agentIds: readonly string[]): Promise<void> {
+      for (const id of await this.threadIds(threadIds, agentIds)) await plain.deleteThread(id)
     },
-    /** The session's own thread and its specialists' threads that exist. */
-    async threadIds(threadId: string, agentIds: readonly string[]): Promise<string[]> {
+    /**
+     * The sessions' own threads and their specialists' threads that exist. Each specialist's
+     * threads are listed once for the whole set, not once per session.
+     */
+    async threadIds(threadIds: readonly string[], agentIds: readonly string[]): Promise<string[]> {
       const ids: string[] = []
-      if (await plain.getThreadById({ threadId })) ids.push(threadId)
+      for (const threadId of threadIds) {
+        if (await plain.getThreadById({ threadId })) ids.push(threadId)
+      }
+      if (threadIds.length === 0) return ids
+      // A specialist thread is `<session thread>-<uuid>`; a UUID is 36 characters.
+      const owner = (id: string) =>
+        id.length > 37 && id[id.length - 37] === '-' ? id.slice(0, -37) : ''
+      const wanted = new Set(threadIds)
       for (const agentId of agentIds) {
         const { threads } = await plain.listThreads({
           filter: { resourceId: `${MEMORY_RESOURCE_ID}-${agentId}` },
           perPage: false,
         })
-        for (const t of threads) if (t.id.startsWith(`${threadId}-`)) ids.push(t.id)
+        for (const t of threads) if (wanted.has(owner(t.id))) ids.push(t.id)
       }
       return ids
     },
