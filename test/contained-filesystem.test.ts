@@ -158,3 +158,12 @@ test('ordinary work inside the repository still works', async () => {
   await assert.rejects(readOnly.writeFile('src/a.ts', 'x'))
   assert.equal(await readFile(join(repo, 'src', 'a.ts'), 'utf8'), 'export const a = 1\n')
 })
+
+test('LSP marker probes past the repository answer absent; other outside paths stay refused', async () => {
+  const fs = new ContainedFilesystem({ root: repo })
+  assert.equal(await fs.exists(join(dir, 'tsconfig.json')), false)
+  assert.equal(await fs.exists('/package.json'), false)
+  await assert.rejects(fs.exists(join(outside, 'secret.txt')))
+  await assert.rejects(fs.exists('/etc/passwd'))
+  assert.equal(await fs.exists('src/a.ts'), true)
+})

@@ -34,6 +34,18 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
     await mkdir(join(repo, 'src'), { recursive: true })
     await mkdir(join(dir, 'outside'))
     await writeFile(join(repo, 'src', 'a.ts'), 'export const answer = 1\n')
+    await writeFile(
+      join(repo, 'tsconfig.json'),
+      '{"compilerOptions":{"strict":true,"noEmit":true,"target":"es2022","module":"nodenext"}}',
+    )
+    await writeFile(
+      join(repo, 'src', 'math.ts'),
+      'export function add(a: number, b: number) {\n  return a + b\n}\n',
+    )
+    await writeFile(
+      join(repo, 'src', 'use.ts'),
+      "import { add } from './math.js'\nexport const total: string = add(1, 2)\n",
+    )
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
       hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root'), POPAGENT_SHELL_TIMEOUT_MS: '2000' },
@@ -155,6 +167,55 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
       assert.equal(existsSync(ETC_PROBE), false)
       assert.ok(!shellOutput.includes('stack-host-token'), 'no host token in the sandbox env')
       assert.ok(!shellOutput.includes('DATABASE_URL'))
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('the researcher inspects TypeScript through the language server', async () => {
+    const session = await stack
+      .edge()
+      .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
+    const sessionId = ((await session.json()) as any).id
+    stack.gateway.respondWith((r) => {
+      const role = roleOf(r)
+      if (role === 'orchistrator') {
+        return toolCount(r) === 0
+          ? { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'inspect' } }] }
+          : { text: 'done' }
+      }
+      if (role === 'researcher' && toolCount(r) === 0) {
+        return {
+          toolCalls: [
+            {
+              name: 'lsp-inspect',
+              arguments: {
+                path: 'src/use.ts',
+                line: 2,
+                match: 'export const total: string = a<<<dd(1, 2)',
+              },
+            },
+          ],
+        }
+      }
+      return { text: 'inspected' }
+    })
+    try {
+      const chunks = await readUiStream(
+        await postChat(url, {
+          sessionId,
+          workspaceId,
+          model: 'remote/a',
+          text: 'Why does use.ts fail?',
+        }),
+      )
+      const lsp = chunks.findLast(
+        (c) => c.type === 'data-agentActivity' && c.data.tool === 'lsp-inspect',
+      )?.data
+      assert.equal(lsp?.status, 'completed', JSON.stringify(lsp))
+      assert.match(lsp.output, /not assignable to type 'string'/)
+      assert.match(lsp.output, /src\/math\.ts/)
+      assert.match(lsp.output, /function add\(a: number, b: number\)/)
     } finally {
       stack.gateway.respondWith(undefined)
     }

@@ -13,7 +13,7 @@ import { isToolName } from '../../runtime/agents/tool-catalog.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { Workspace } from '@mastra/core/workspace'
-import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
+import { createAgentWorkspace, isWorkspaceTool, lspRefusal } from '../workspaces/agent-workspace.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
@@ -90,11 +90,14 @@ export function createAgentFactory(factoryOptions: {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
       if (isWorkspaceTool(name)) {
+        const holdsShell = row.workspaceAccess === 'read-write' && row.tools.includes('shell')
         const reason = !options.workspaceRoot
           ? 'this run has no repository directory to work in'
           : name === 'shell' && !sandbox.available
             ? sandbox.reason
-            : undefined
+            : name === 'lsp-inspect'
+              ? lspRefusal({ shell: holdsShell && sandbox.available })
+              : undefined
         if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
         continue
       }

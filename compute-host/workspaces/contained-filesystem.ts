@@ -1,6 +1,6 @@
 import { LocalFilesystem } from '@mastra/core/workspace'
 import { lstat, realpath } from 'node:fs/promises'
-import { dirname, isAbsolute, relative, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
 import { AppError } from '../../runtime/errors.ts'
 
 export const PathEscapesRepository = AppError.define(
@@ -75,6 +75,19 @@ export class ContainedFilesystem extends LocalFilesystem {
     return super.rmdir(path, options)
   }
 
+  /**
+   * The language server's project lookup walks up from a file with absolute paths, asking for
+   * markers such as `tsconfig.json`; past the repository the base class throws and the LSP query
+   * fails. Those marker probes outside the repository answer "absent"; every other path keeps
+   * the base class's checks.
+   */
+  override async exists(path: string): Promise<boolean> {
+    if (isAbsolute(path) && !inside(this.#root, resolve(path)) && LSP_MARKERS.has(basename(path))) {
+      return false
+    }
+    return super.exists(path)
+  }
+
   async #assertWritable(input: string): Promise<void> {
     const refuse = (why: string) => {
       throw new PathEscapesRepository(
@@ -107,6 +120,15 @@ export class ContainedFilesystem extends LocalFilesystem {
       refuse('a path whose directory leads outside the repository')
   }
 }
+
+const LSP_MARKERS = new Set([
+  'tsconfig.json',
+  'jsconfig.json',
+  'package.json',
+  'deno.json',
+  '.git',
+  'node_modules',
+])
 
 function inside(root: string, candidate: string): boolean {
   const rel = relative(root, candidate)
