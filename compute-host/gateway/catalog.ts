@@ -1,4 +1,5 @@
 import type { CatalogRead, ModelCatalog } from '../../runtime/contracts/models.ts'
+import { GatewayNotAnswering, requestModels } from './request-models.ts'
 
 const FETCH_TIMEOUT_MS = 5_000
 
@@ -15,7 +16,6 @@ export function createModelCatalog(options: {
   ttlMs?: number
   retryMs?: number
 }) {
-  const doFetch = options.fetch ?? fetch
   const ttlMs = options.ttlMs ?? 60_000
   const retryMs = options.retryMs ?? 5_000
   let good: { at: number; catalog: ModelCatalog } | undefined
@@ -38,17 +38,14 @@ export function createModelCatalog(options: {
   async function fetchCatalog(): Promise<ModelCatalog> {
     let response: Response
     try {
-      response = await doFetch(`${options.url.replace(/\/+$/, '')}/models`, {
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      })
+      response = await requestModels({ ...options, timeoutMs: FETCH_TIMEOUT_MS })
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError'
-      throw new Error(
-        timedOut
-          ? `the model gateway did not answer its catalog within ${FETCH_TIMEOUT_MS} ms`
-          : `cannot reach the model gateway at ${options.url}`,
-      )
+      if (error instanceof GatewayNotAnswering && error.timedOut) {
+        throw new Error(
+          `the model gateway did not answer its catalog within ${FETCH_TIMEOUT_MS} ms`,
+        )
+      }
+      throw error
     }
     if (!response.ok) {
       await response.body?.cancel()

@@ -1,4 +1,5 @@
 import type { GatewayStatus } from '../../runtime/contracts/health.ts'
+import { requestModels } from './request-models.ts'
 
 const PROBE_TIMEOUT_MS = 2_000
 const CACHE_MS = 5_000
@@ -13,17 +14,13 @@ export function createGatewayProbe(options: {
   apiKey?: string
   fetch?: typeof fetch
 }) {
-  const doFetch = options.fetch ?? fetch
   let cached: { at: number; status: Promise<GatewayStatus> } | undefined
 
   async function check(): Promise<GatewayStatus> {
     const started = performance.now()
     const latency = () => Math.round(performance.now() - started)
     try {
-      const response = await doFetch(`${options.url.replace(/\/+$/, '')}/models`, {
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      })
+      const response = await requestModels({ ...options, timeoutMs: PROBE_TIMEOUT_MS })
       await response.body?.cancel()
       if (!response.ok) {
         return {
@@ -35,15 +32,8 @@ export function createGatewayProbe(options: {
       }
       return { configured: true, reachable: true, latencyMs: latency() }
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError'
-      return {
-        configured: true,
-        reachable: false,
-        latencyMs: latency(),
-        error: timedOut
-          ? `no answer within ${PROBE_TIMEOUT_MS} ms`
-          : `cannot reach the model gateway at ${options.url}`,
-      }
+      const message = error instanceof Error ? error.message : String(error)
+      return { configured: true, reachable: false, latencyMs: latency(), error: message }
     }
   }
 

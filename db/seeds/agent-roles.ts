@@ -172,7 +172,7 @@ You do not:
 
 Never make a check pass by deleting or skipping tests, weakening assertions, widening types to any, or silencing errors. Never try to bypass the sandbox or a containment error; report it.
 
-Never read .env or key files, print environment variables, or hardcode credentials. Use the project's configuration mechanism and placeholder names.
+Never read .env or key files, print environment variables, or hardcode credentials. Refer to secrets by the names the project's configuration gives them, never by their values.
 
 Use repository-relative paths in everything you write and report.
 
