@@ -6,7 +6,16 @@
  */
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -42,6 +51,10 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
       join(repo, 'src', 'math.ts'),
       'export function add(a: number, b: number) {\n  return a + b\n}\n',
     )
+    await writeFile(join(repo, 'src', 'lib.ts'), 'export const top = Math.max(1, 2)\n')
+    await mkdir(join(dir, 'root', 'other'))
+    await writeFile(join(dir, 'root', 'other', 'secret.ts'), "export const s = 'OUTSIDE-SECRET'\n")
+    await symlink(join(dir, 'root', 'other', 'secret.ts'), join(repo, 'src', 'linked.ts'))
     await writeFile(
       join(repo, 'src', 'use.ts'),
       "import { add } from './math.js'\nexport const total: string = add(1, 2)\n",
@@ -121,7 +134,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
       assert.equal(await readFile(join(repo, 'src', 'a.ts'), 'utf8'), 'export const answer = 42\n')
       assert.equal(await readFile(join(repo, 'out.txt'), 'utf8'), 'built\n')
       assert.deepEqual(await readdir(join(dir, 'outside')), [])
-      assert.deepEqual((await readdir(join(dir, 'root'))).sort(), ['proj'])
+      assert.deepEqual((await readdir(join(dir, 'root'))).sort(), ['other', 'proj'])
 
       const tools = new Map<string, any>()
       for (const c of chunks) {
@@ -172,54 +185,79 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
     }
   })
 
-  test('the researcher inspects TypeScript through the language server', async () => {
-    const session = await stack
-      .edge()
-      .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-    const sessionId = ((await session.json()) as any).id
-    stack.gateway.respondWith((r) => {
-      const role = roleOf(r)
-      if (role === 'orchistrator') {
-        return toolCount(r) === 0
-          ? { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'inspect' } }] }
-          : { text: 'done' }
-      }
-      if (role === 'researcher' && toolCount(r) === 0) {
-        return {
-          toolCalls: [
-            {
-              name: 'lsp-inspect',
-              arguments: {
-                path: 'src/use.ts',
-                line: 2,
-                match: 'export const total: string = a<<<dd(1, 2)',
-              },
-            },
-          ],
+  for (const role of ['researcher', 'implementer']) {
+    test(`the ${role} inspects TypeScript through the language server, inside the repository only`, async () => {
+      const session = await stack
+        .edge()
+        .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
+      const sessionId = ((await session.json()) as any).id
+      const inspect = (path: string, line: number, match: string) => ({
+        name: 'lsp-inspect',
+        arguments: { path, line, match },
+      })
+      stack.gateway.respondWith((r) => {
+        if (roleOf(r) === 'orchistrator') {
+          return toolCount(r) === 0
+            ? { toolCalls: [{ name: `agent-${role}`, arguments: { prompt: 'inspect' } }] }
+            : { text: 'done' }
         }
+        if (roleOf(r) === role && toolCount(r) === 0) {
+          return {
+            toolCalls: [
+              inspect('src/use.ts', 2, 'export const total: string = a<<<dd(1, 2)'),
+              inspect('src/lib.ts', 1, 'export const top = Math.m<<<ax(1, 2)'),
+              inspect('../other/secret.ts', 1, 'export const s = <<<1'),
+              inspect('src/linked.ts', 1, 'export const s = <<<1'),
+            ],
+          }
+        }
+        return { text: 'inspected' }
+      })
+      try {
+        const chunks = await readUiStream(
+          await postChat(url, {
+            sessionId,
+            workspaceId,
+            model: 'remote/a',
+            text: 'Why does use.ts fail?',
+          }),
+        )
+        const calls = chunks
+          .filter(
+            (c) =>
+              c.type === 'data-agentActivity' &&
+              c.data.tool === 'lsp-inspect' &&
+              c.data.status !== 'running',
+          )
+          .map((c) => c.data)
+        assert.equal(calls.length, 4, JSON.stringify(calls))
+        const byPath = (path: string) => calls.find((c) => JSON.parse(c.input).path === path)
+        const [use, lib, escape, link] = [
+          'src/use.ts',
+          'src/lib.ts',
+          '../other/secret.ts',
+          'src/linked.ts',
+        ].map(byPath)
+        assert.equal(use.status, 'completed', JSON.stringify(use))
+        assert.match(use.output, /not assignable to type 'string'/)
+        // Locations are repository-relative, with the source line as preview.
+        assert.match(use.output, /"src\/math\.ts:L1:C\d+"/)
+        assert.match(use.output, /function add\(a: number, b: number\)/)
+        // A definition in TypeScript's own lib files is named as outside, with no preview.
+        assert.equal(lib.status, 'completed', JSON.stringify(lib))
+        assert.match(lib.output, /outside the repository/)
+        assert.ok(!lib.output.includes('lib.es'), lib.output)
+        assert.ok(!lib.output.includes(dir), 'a host path reached the model')
+        assert.equal(escape.status, 'failed', JSON.stringify(escape))
+        assert.match(escape.error, /outside the repository/)
+        assert.equal(link.status, 'failed', JSON.stringify(link))
+        assert.match(link.error, /link that leads outside/)
+        assert.ok(!JSON.stringify(calls).includes('OUTSIDE-SECRET'))
+      } finally {
+        stack.gateway.respondWith(undefined)
       }
-      return { text: 'inspected' }
     })
-    try {
-      const chunks = await readUiStream(
-        await postChat(url, {
-          sessionId,
-          workspaceId,
-          model: 'remote/a',
-          text: 'Why does use.ts fail?',
-        }),
-      )
-      const lsp = chunks.findLast(
-        (c) => c.type === 'data-agentActivity' && c.data.tool === 'lsp-inspect',
-      )?.data
-      assert.equal(lsp?.status, 'completed', JSON.stringify(lsp))
-      assert.match(lsp.output, /not assignable to type 'string'/)
-      assert.match(lsp.output, /src\/math\.ts/)
-      assert.match(lsp.output, /function add\(a: number, b: number\)/)
-    } finally {
-      stack.gateway.respondWith(undefined)
-    }
-  })
+  }
 
   test('the read-only researcher is offered no write or shell tool', async () => {
     const session = await stack

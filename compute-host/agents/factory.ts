@@ -13,7 +13,8 @@ import { isToolName } from '../../runtime/agents/tool-catalog.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { Workspace } from '@mastra/core/workspace'
-import { createAgentWorkspace, isWorkspaceTool, lspRefusal } from '../workspaces/agent-workspace.ts'
+import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
+import { createLspInspect } from '../workspaces/lsp-inspect.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
@@ -35,6 +36,9 @@ export type RunAgents = {
    */
   dispose(): Promise<void>
 }
+
+/** What one run's agents hold that must be released when the run ends. */
+type RunResources = { workspaces: Workspace[]; lsp?: ReturnType<typeof createLspInspect> }
 
 /** What a caller adds to one run's agents (chat turns and tasks pass their own). */
 export type BuildOptions = {
@@ -85,20 +89,21 @@ export function createAgentFactory(factoryOptions: {
     skills: SkillRow[],
     unavailable: UnavailableTool[],
     options: BuildOptions,
-    workspaces: Workspace[],
+    run: RunResources,
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
-      if (isWorkspaceTool(name)) {
-        const holdsShell = row.workspaceAccess === 'read-write' && row.tools.includes('shell')
+      if (isWorkspaceTool(name) || name === 'lsp-inspect') {
         const reason = !options.workspaceRoot
           ? 'this run has no repository directory to work in'
           : name === 'shell' && !sandbox.available
             ? sandbox.reason
-            : name === 'lsp-inspect'
-              ? lspRefusal({ shell: holdsShell && sandbox.available })
-              : undefined
+            : undefined
         if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
+        else if (name === 'lsp-inspect') {
+          run.lsp ??= createLspInspect(options.workspaceRoot!)
+          bound[name] = run.lsp.tool
+        }
         continue
       }
       if (!isToolName(name)) {
@@ -120,7 +125,7 @@ export function createAgentFactory(factoryOptions: {
         sandboxAvailable: sandbox.available,
         shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
       })
-    if (workspace) workspaces.push(workspace)
+    if (workspace) run.workspaces.push(workspace)
     return {
       id: row.id,
       name: row.displayName,
@@ -148,7 +153,7 @@ export function createAgentFactory(factoryOptions: {
       const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
-      const workspaces: Workspace[] = []
+      const run: RunResources = { workspaces: [] }
       const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
       if (!supervisorRow) {
         throw new ConfigurationError(
@@ -164,20 +169,14 @@ export function createAgentFactory(factoryOptions: {
         if (options.withheld?.includes(row.id)) continue
         specialists[row.id] = withLogger(
           new Agent({
-            ...buildAgent(row, skillsOf(row.id), unavailableTools, options, workspaces),
+            ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run),
             ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
           }),
         )
       }
       const supervisor: RunAgent = withLogger(
         new Agent({
-          ...buildAgent(
-            supervisorRow,
-            skillsOf(supervisorRow.id),
-            unavailableTools,
-            options,
-            workspaces,
-          ),
+          ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options, run),
           agents: specialists,
           ...(options.memory && { memory: options.memory }),
         }),
@@ -186,7 +185,10 @@ export function createAgentFactory(factoryOptions: {
         rows.map((r) => [r.id, { name: r.displayName, modelOverride: r.modelOverride }]),
       )
       const dispose = async () => {
-        await Promise.allSettled(workspaces.map((w) => w.destroy()))
+        await Promise.allSettled([
+          ...run.workspaces.map((w) => w.destroy()),
+          ...(run.lsp ? [run.lsp.dispose()] : []),
+        ])
       }
       return { supervisor, specialists, unavailableTools, profiles, dispose }
     },

@@ -1,9 +1,4 @@
-import {
-  LocalSandbox,
-  Workspace,
-  WORKSPACE_TOOLS,
-  type WorkspaceToolsConfig,
-} from '@mastra/core/workspace'
+import { Workspace, WORKSPACE_TOOLS, type WorkspaceToolsConfig } from '@mastra/core/workspace'
 import type { WorkspaceAccess } from '../../runtime/agents/tool-catalog.ts'
 import { BoundedSandbox } from './bounded-sandbox.ts'
 import { ContainedFilesystem } from './contained-filesystem.ts'
@@ -16,20 +11,7 @@ export const WORKSPACE_TOOL_NAMES = {
   'workspace-write': WORKSPACE_TOOLS.FILESYSTEM.WRITE_FILE,
   'workspace-edit': WORKSPACE_TOOLS.FILESYSTEM.EDIT_FILE,
   shell: WORKSPACE_TOOLS.SANDBOX.EXECUTE_COMMAND,
-  'lsp-inspect': WORKSPACE_TOOLS.LSP.LSP_INSPECT,
 } as const
-
-/**
- * Why an agent holding `lsp-inspect` cannot have it in this build, or undefined when it can.
- * The language server needs a process manager on the host (bubblewrap cannot show it the host's
- * absolute paths), and a Mastra workspace has one sandbox: a role whose sandbox is the bubblewrap
- * shell has no room for it.
- */
-export function lspRefusal(options: { shell: boolean }): string | undefined {
-  return options.shell
-    ? 'lsp-inspect needs a host process manager and this role’s sandbox is the bubblewrap shell'
-    : undefined
-}
 
 export type WorkspaceToolName = keyof typeof WORKSPACE_TOOL_NAMES
 
@@ -38,7 +20,7 @@ export function isWorkspaceTool(name: string): name is WorkspaceToolName {
 }
 
 // The sandbox sees only these variables (Mastra adds PATH): no secrets, no host tokens.
-const SANDBOX_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', CI: '1' }
+export const SANDBOX_ENV = { HOME: '/tmp', LANG: 'C.UTF-8', CI: '1' }
 const SHELL_OUTPUT_TOKENS = 4_000
 const MASTRA_NAMES = Object.values(WORKSPACE_TOOLS).flatMap((group) => Object.values(group))
 
@@ -61,15 +43,13 @@ export function createAgentWorkspace(options: {
   const writable = options.access === 'read-write'
   const held = new Set(options.tools.filter(isWorkspaceTool))
   const shell = writable && held.has('shell') && options.sandboxAvailable
-  const lsp = held.has('lsp-inspect') && !lspRefusal({ shell })
   // Calls are reported by the agent's own tool hooks, which also see workspace tools.
   const config: Record<string, unknown> = {}
   for (const name of MASTRA_NAMES) config[name] = { enabled: false }
   for (const [ours, mastra] of Object.entries(WORKSPACE_TOOL_NAMES)) {
     const write = ours === 'workspace-write' || ours === 'workspace-edit'
     const enabled =
-      held.has(ours as WorkspaceToolName) &&
-      (ours === 'shell' ? shell : ours === 'lsp-inspect' ? lsp : !write || writable)
+      held.has(ours as WorkspaceToolName) && (ours === 'shell' ? shell : !write || writable)
     config[mastra] = {
       enabled,
       name: ours,
@@ -88,12 +68,6 @@ export function createAgentWorkspace(options: {
         env: SANDBOX_ENV,
         limitMs: options.shellTimeoutMs,
       }),
-    }),
-    // The language server's process manager: a host process rooted at the repository, whose own
-    // command tool stays disabled above, so it never runs an agent's command.
-    ...(lsp && {
-      sandbox: new LocalSandbox({ workingDirectory: options.root, env: SANDBOX_ENV }),
-      lsp: { root: options.root },
     }),
     tools: config as WorkspaceToolsConfig,
   })

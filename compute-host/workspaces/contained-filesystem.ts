@@ -2,6 +2,7 @@ import { LocalFilesystem } from '@mastra/core/workspace'
 import { lstat, realpath } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
 import { AppError } from '../../runtime/errors.ts'
+import { within } from './containment.ts'
 
 export const PathEscapesRepository = AppError.define(
   'PATH_ESCAPES_REPOSITORY',
@@ -82,7 +83,7 @@ export class ContainedFilesystem extends LocalFilesystem {
    * the base class's checks.
    */
   override async exists(path: string): Promise<boolean> {
-    if (isAbsolute(path) && !inside(this.#root, resolve(path)) && LSP_MARKERS.has(basename(path))) {
+    if (isAbsolute(path) && !within(this.#root, resolve(path)) && LSP_MARKERS.has(basename(path))) {
       return false
     }
     return super.exists(path)
@@ -98,13 +99,13 @@ export class ContainedFilesystem extends LocalFilesystem {
     if (typeof input !== 'string' || input.length === 0) refuse('an empty path')
     if (input.includes('\u0000')) refuse('a path with a NUL byte')
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.#root, input)
-    if (!inside(this.#root, lexical)) refuse('a path outside the repository')
+    if (!within(this.#root, lexical)) refuse('a path outside the repository')
 
     // The target itself, when it exists: a link must resolve inside (a dangling one never does).
     const own = await lstat(lexical).catch(() => undefined)
     if (own?.isSymbolicLink()) {
       const target = await realpath(lexical).catch(() => undefined)
-      if (!target || !inside(this.#root, target)) refuse('a link that leads outside the repository')
+      if (!target || !within(this.#root, target)) refuse('a link that leads outside the repository')
     }
     // The nearest existing ancestor decides where a new file would really be created.
     let ancestor = own ? lexical : dirname(lexical)
@@ -116,7 +117,7 @@ export class ContainedFilesystem extends LocalFilesystem {
       ancestor = parent
     }
     const real = await realpath(ancestor).catch(() => undefined)
-    if (!real || !inside(this.#root, real))
+    if (!real || !within(this.#root, real))
       refuse('a path whose directory leads outside the repository')
   }
 }
@@ -129,8 +130,3 @@ const LSP_MARKERS = new Set([
   '.git',
   'node_modules',
 ])
-
-function inside(root: string, candidate: string): boolean {
-  const rel = relative(root, candidate)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-}

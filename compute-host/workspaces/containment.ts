@@ -52,7 +52,8 @@ export async function resolveInside(root: string, given: string): Promise<string
   return relative(realRoot, real).split(sep).join('/')
 }
 
-function within(root: string, candidate: string): boolean {
+/** Whether `candidate` (absolute) is `root` or below it, compared lexically. */
+export function within(root: string, candidate: string): boolean {
   const rel = relative(root, candidate)
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
 }
