@@ -1,8 +1,17 @@
-import { LocalFilesystem } from '@mastra/core/workspace'
-import { lstat, realpath } from 'node:fs/promises'
+import {
+  DirectoryNotFoundError,
+  FileExistsError,
+  FileNotFoundError,
+  IsDirectoryError,
+  LocalFilesystem,
+  StaleFileError,
+  WorkspaceReadOnlyError,
+} from '@mastra/core/workspace'
+import { lstat, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
 import { AppError } from '../../runtime/errors.ts'
 import { within } from './containment.ts'
+import { PinnedEscape, readPinned, writePinned, type PinnedWrite } from './pinned-io.ts'
 
 export const PathEscapesRepository = AppError.define(
   'PATH_ESCAPES_REPOSITORY',
@@ -11,6 +20,7 @@ export const PathEscapesRepository = AppError.define(
 )
 
 type WriteArgs = Parameters<LocalFilesystem['writeFile']>
+type ReadOptions = Parameters<LocalFilesystem['readFile']>[1]
 type CopyOptions = Parameters<LocalFilesystem['copyFile']>[2]
 
 /**
@@ -21,11 +31,12 @@ type CopyOptions = Parameters<LocalFilesystem['copyFile']>[2]
  *
  * Before every mutation this adapter resolves the nearest existing ancestor of the target with
  * realpath and refuses anything that lands outside the repository, and refuses a target that is
- * itself a link leading outside (dangling links included). Reads keep the base class's checks,
- * which already resolve links of existing paths.
+ * itself a link leading outside (dangling links included).
  *
- * A link swapped between this check and the write is a window Node cannot close without openat();
- * the shell runs in bubblewrap, where only the repository is writable, for that reason.
+ * A check on a path can be outrun by a link swapped in right after it. File contents, the part
+ * the agent tools touch (read, search, write, edit), therefore go through pinned-io.ts: what was
+ * opened is proven inside before a byte moves. Directory operations (mkdir, delete, copy, move),
+ * which no agent tool offers, keep the check-then-act window.
  */
 export class ContainedFilesystem extends LocalFilesystem {
   readonly #root: string
@@ -36,14 +47,32 @@ export class ContainedFilesystem extends LocalFilesystem {
     this.#root = options.root
   }
 
+  override async readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
+    // The base class's stat applies its own checks and error types (missing, outside).
+    if ((await this.stat(path)).type === 'directory') throw new IsDirectoryError(path)
+    const data = await readPinned(this.#root, this.#absolute(path)).catch((error) => {
+      throw this.#mapped(error, path)
+    })
+    return options?.encoding ? data.toString(options.encoding) : data
+  }
+
   override async writeFile(...[path, content, options]: WriteArgs): Promise<void> {
     await this.#assertWritable(path)
-    return super.writeFile(path, content, options)
+    if (options?.expectedMtime) {
+      const current = await stat(this.#absolute(path)).catch(() => undefined)
+      if (current && current.mtime.getTime() !== options.expectedMtime.getTime()) {
+        throw new StaleFileError(path, options.expectedMtime, current.mtime)
+      }
+    }
+    await this.#write(path, content, {
+      createParents: options?.recursive !== false,
+      mode: options?.overwrite === false ? 'create' : 'replace',
+    })
   }
 
   override async appendFile(path: string, content: WriteArgs[1]): Promise<void> {
     await this.#assertWritable(path)
-    return super.appendFile(path, content)
+    await this.#write(path, content, { createParents: true, mode: 'append' })
   }
 
   override async deleteFile(path: string, options?: Parameters<LocalFilesystem['deleteFile']>[1]) {
@@ -89,7 +118,41 @@ export class ContainedFilesystem extends LocalFilesystem {
     return super.exists(path)
   }
 
+  async #write(path: string, content: WriteArgs[1], options: PinnedWrite): Promise<void> {
+    const data = typeof content === 'string' ? Buffer.from(content) : Buffer.from(content)
+    await writePinned(this.#root, this.#absolute(path), data, options).catch((error) => {
+      throw this.#mapped(error, path, options)
+    })
+  }
+
+  #absolute(path: string): string {
+    return isAbsolute(path) ? resolve(path) : resolve(this.#root, path)
+  }
+
+  /** The base class's error types for what the pinned calls report as system errors. */
+  #mapped(error: NodeJS.ErrnoException, path: string, write?: PinnedWrite): Error {
+    if (error instanceof PinnedEscape) {
+      return new PathEscapesRepository(
+        { path },
+        { message: `a path that leads outside the repository: ${JSON.stringify(path)}` },
+      )
+    }
+    if (error.code === 'ENOENT') {
+      return write ? new DirectoryNotFoundError(dirname(path)) : new FileNotFoundError(path)
+    }
+    if (error.code === 'EEXIST' && write?.mode === 'create') return new FileExistsError(path)
+    if (error.code === 'EEXIST') {
+      return new PathEscapesRepository(
+        { path },
+        { message: `a link to a file that does not exist: ${JSON.stringify(path)}` },
+      )
+    }
+    if (error.code === 'EISDIR') return new IsDirectoryError(path)
+    return error
+  }
+
   async #assertWritable(input: string): Promise<void> {
+    if (this.readOnly) throw new WorkspaceReadOnlyError('write')
     const refuse = (why: string) => {
       throw new PathEscapesRepository(
         { path: input },
