@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   skill: 'skl',
   turn: 'trn',
   message: 'msg',
+  task: 'tsk',
+  schedule: 'sch',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -49,3 +51,5 @@ export function idSchema(kind: IdKind) {
 export const SessionId = idSchema('session')
 export const WorkspaceId = idSchema('workspace')
 export const SkillId = idSchema('skill')
+export const TaskId = idSchema('task')
+export const ScheduleId = idSchema('schedule')

@@ -1,0 +1,160 @@
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
+import { timestamps } from './_columns.ts'
+import { sessions } from './sessions.ts'
+import { workspaces } from './workspaces.ts'
+
+/** Who owns a task or schedule. Fixed at creation (a trigger refuses changes). */
+export const TASK_SOURCES = ['user', 'self-update', 'build-maintenance'] as const
+export type TaskSource = (typeof TASK_SOURCES)[number]
+
+export const TASK_STATES = [
+  'queued',
+  'running',
+  'cancelling',
+  'completed',
+  'failed',
+  'cancelled',
+  'dead-letter',
+] as const
+export type TaskState = (typeof TASK_STATES)[number]
+
+export const TERMINAL_TASK_STATES = ['completed', 'failed', 'cancelled', 'dead-letter'] as const
+
+/** `agent` is ordinary work; `remediation` investigates a permanently failed parent. */
+export const TASK_KINDS = ['agent', 'remediation'] as const
+export type TaskKind = (typeof TASK_KINDS)[number]
+
+const time = () => timestamp({ withTimezone: true, mode: 'date' })
+const inList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(', ')})`)
+
+/**
+ * Background agent work. A runner claims due `queued` rows with FOR UPDATE SKIP LOCKED, which
+ * increments `attempt_count` in the same statement; `claimed_by` and `heartbeat_at` tell a live
+ * claim from an abandoned one. `turn_id`/`trace_id` belong to the current (or last) attempt.
+ */
+export const tasks = pgTable(
+  'popagent_agent_tasks',
+  {
+    id: text().primaryKey(),
+    source: text().$type<TaskSource>().notNull(),
+    kind: text().$type<TaskKind>().notNull().default('agent'),
+    workspaceId: text()
+      .notNull()
+      .references(() => workspaces.id),
+    sessionId: text().references(() => sessions.id, { onDelete: 'set null' }),
+    scheduleId: text(),
+    occurrenceAt: time(),
+    parentTaskId: text(),
+    title: text().notNull(),
+    prompt: text().notNull(),
+    model: text(),
+    state: text().$type<TaskState>().notNull().default('queued'),
+    attemptCount: integer().notNull().default(0),
+    maxAttempts: integer().notNull().default(3),
+    nextAttemptAt: time().notNull().defaultNow(),
+    lastErrorClass: text(),
+    lastError: text(),
+    deadLetteredAt: time(),
+    result: text(),
+    resolutionEvidence: text(),
+    resolvedAt: time(),
+    claimedBy: text(),
+    claimedAt: time(),
+    heartbeatAt: time(),
+    finishedAt: time(),
+    turnId: text(),
+    traceId: text(),
+    ...timestamps,
+  },
+  (t) => [
+    index('popagent_agent_tasks_due_idx')
+      .on(t.nextAttemptAt, t.createdAt)
+      .where(sql`${t.state} = 'queued'`),
+    index('popagent_agent_tasks_active_idx')
+      .on(t.heartbeatAt)
+      .where(sql`${t.state} in ('running', 'cancelling')`),
+    index('popagent_agent_tasks_list_idx').on(t.createdAt),
+    index('popagent_agent_tasks_workspace_idx').on(t.workspaceId, t.createdAt),
+    // One remediation per failed parent, however many times the parent fails.
+    uniqueIndex('popagent_agent_tasks_remediation_parent_idx')
+      .on(t.parentTaskId)
+      .where(sql`${t.kind} = 'remediation'`),
+    check('popagent_agent_tasks_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
+    check('popagent_agent_tasks_state', sql`${t.state} in ${inList(TASK_STATES)}`),
+    check('popagent_agent_tasks_kind', sql`${t.kind} in ${inList(TASK_KINDS)}`),
+    check('popagent_agent_tasks_attempts', sql`${t.attemptCount} >= 0`),
+    check('popagent_agent_tasks_max_attempts', sql`${t.maxAttempts} between 1 and 100`),
+  ],
+)
+
+/** The latest iteration records of each task (the runner keeps 256 per task). */
+export const taskActivity = pgTable(
+  'popagent_agent_task_activity',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    taskId: text()
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    attempt: integer().notNull(),
+    record: jsonb().$type<Record<string, unknown>>().notNull(),
+    createdAt: time().notNull().defaultNow(),
+  },
+  (t) => [index('popagent_agent_task_activity_task_idx').on(t.taskId, t.id)],
+)
+
+/**
+ * Recurring work. `cron` is evaluated in the server's timezone by the compute host (croner);
+ * `next_run_at` is the next occurrence not yet materialised.
+ */
+export const schedules = pgTable(
+  'popagent_agent_schedules',
+  {
+    id: text().primaryKey(),
+    source: text().$type<TaskSource>().notNull(),
+    workspaceId: text()
+      .notNull()
+      .references(() => workspaces.id),
+    name: text().notNull(),
+    cron: text().notNull(),
+    prompt: text().notNull(),
+    model: text(),
+    enabled: boolean().notNull().default(true),
+    maxAttempts: integer().notNull().default(3),
+    nextRunAt: time(),
+    lastFiredAt: time(),
+    ...timestamps,
+  },
+  (t) => [
+    index('popagent_agent_schedules_due_idx')
+      .on(t.nextRunAt)
+      .where(sql`${t.enabled}`),
+    check('popagent_agent_schedules_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
+    check('popagent_agent_schedules_max_attempts', sql`${t.maxAttempts} between 1 and 100`),
+  ],
+)
+
+/** One row per materialised occurrence: a second host's attempt at the same one is a no-op. */
+export const scheduleFires = pgTable(
+  'popagent_agent_schedule_fires',
+  {
+    scheduleId: text()
+      .notNull()
+      .references(() => schedules.id, { onDelete: 'cascade' }),
+    occurrenceAt: time().notNull(),
+    taskId: text().notNull(),
+    firedAt: time().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('popagent_agent_schedule_fires_pk').on(t.scheduleId, t.occurrenceAt)],
+)

@@ -1,0 +1,88 @@
+import { z } from 'zod'
+import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
+
+export const TaskState = z.enum([
+  'queued',
+  'running',
+  'cancelling',
+  'completed',
+  'failed',
+  'cancelled',
+  'dead-letter',
+])
+export type TaskState = z.infer<typeof TaskState>
+
+/** A background task as the API shows it. */
+export const Task = z.object({
+  id: z.string(),
+  source: z.enum(['user', 'self-update', 'build-maintenance']),
+  kind: z.enum(['agent', 'remediation']),
+  workspaceId: z.string(),
+  sessionId: z.string().nullable(),
+  scheduleId: z.string().nullable(),
+  occurrenceAt: z.string().nullable(),
+  parentTaskId: z.string().nullable(),
+  title: z.string(),
+  prompt: z.string(),
+  model: z.string().nullable(),
+  state: TaskState,
+  attemptCount: z.number(),
+  maxAttempts: z.number(),
+  nextAttemptAt: z.string(),
+  lastErrorClass: z.string().nullable(),
+  lastError: z.string().nullable(),
+  deadLetteredAt: z.string().nullable(),
+  result: z.string().nullable(),
+  resolutionEvidence: z.string().nullable(),
+  resolvedAt: z.string().nullable(),
+  claimedBy: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  turnId: z.string().nullable(),
+  traceId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type Task = z.infer<typeof Task>
+
+/** One iteration record of a task's activity transcript. */
+export const TaskActivityRecord = z.object({
+  id: z.number(),
+  attempt: z.number(),
+  createdAt: z.string(),
+  record: z.record(z.string(), z.unknown()),
+})
+export type TaskActivityRecord = z.infer<typeof TaskActivityRecord>
+
+export const MAX_PROMPT_CHARS = 20_000
+export const MAX_EVIDENCE_CHARS = 4_000
+
+/** What a client may set; source is always `user`, the rest is the runner's. */
+export const CreateTaskInput = z.strictObject({
+  workspaceId: WorkspaceId,
+  prompt: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
+  title: z.string().trim().min(1).max(200).optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+  sessionId: SessionId.optional(),
+  maxAttempts: z.number().int().min(1).max(10).optional(),
+})
+export type CreateTaskInput = z.infer<typeof CreateTaskInput>
+
+export const ResolveTaskInput = z.strictObject({
+  evidence: z.string().trim().min(1).max(MAX_EVIDENCE_CHARS),
+})
+
+export const TaskParams = z.strictObject({ id: TaskId })
+
+export const TaskListQuery = z.strictObject({
+  state: TaskState.optional(),
+  workspaceId: WorkspaceId.optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+})
+
+/** `GET /api/tasks/:id/workflow`: phases (self-update work only) and the activity transcript. */
+export const TaskWorkflow = z.object({
+  task: Task,
+  phases: z.array(z.object({ name: z.string(), state: z.string(), evidence: z.string() })),
+  activity: z.array(TaskActivityRecord),
+})
+export type TaskWorkflow = z.infer<typeof TaskWorkflow>

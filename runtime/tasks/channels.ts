@@ -1,0 +1,7 @@
+/**
+ * LISTEN/NOTIFY channels of the task queue. A NOTIFY sent inside a transaction is delivered only
+ * when it commits, so a wake-up never announces a row a runner cannot see yet.
+ */
+export const TASK_WAKE_CHANNEL = 'popagent_task_wake'
+/** Payload: the task id whose cancellation was requested while it ran. */
+export const TASK_CANCEL_CHANNEL = 'popagent_task_cancel'
