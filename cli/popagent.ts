@@ -13,6 +13,8 @@ const USAGE = `usage: popagent <command>
   edge      run only the Node edge server (needs DATABASE_URL and the host's URL and token)
   repo-brief <workspace> <query>
             print a workspace's repository brief from a running popagent (POPAGENT_URL)
+  schedules [--json]
+            list the cron schedules of a running popagent (POPAGENT_URL)
   help      show this text`
 
 const commands: Record<
@@ -24,6 +26,7 @@ const commands: Record<
   host: async () => (await import('./commands/host.ts')).host,
   edge: async () => (await import('./commands/edge.ts')).edge,
   'repo-brief': async () => (await import('./commands/repo-brief.ts')).repoBrief,
+  schedules: async () => (await import('./commands/schedules.ts')).schedules,
 }
 
 async function main(argv: string[]) {

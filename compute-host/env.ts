@@ -38,6 +38,8 @@ export const HostEnv = z
     POPAGENT_WORKSPACE_ROOT: z.string().min(1).default('./workspace'),
     // Upper bound of every agent shell command's run time, whatever the model asks for.
     POPAGENT_SHELL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+    // A task claim not renewed for this long is abandoned (its host died) and recovered.
+    POPAGENT_TASK_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.
     SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.

@@ -19,6 +19,11 @@ import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
+import { createScheduler } from './schedules/scheduler.ts'
+import { createAgentExecutor } from './tasks/agent-executor.ts'
+import { createTaskRunner } from './tasks/runner.ts'
+import { taskTiming } from './tasks/timing.ts'
+import { hostname } from 'node:os'
 import { createHostApp, listenHost } from './server.ts'
 
 export type ComputeHost = {
@@ -65,6 +70,20 @@ export async function startComputeHost(
     // Independent start-up work, side by side.
     const [sandbox] = await Promise.all([checkSandbox(), memory.init()])
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
+    const redact = createRedactor(secrets)
+    const workspaceRoot = await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT)
+    const agents = createAgentFactory({
+      db: databases.application.db,
+      models,
+      tools: createToolProvider({
+        'web-search': () => ({ ok: true, tool: webSearch }),
+        'repo-brief': () => ({ ok: true, tool: repoBrief }),
+      }),
+      mastraLogger: new HostMastraLogger(log),
+      sandbox,
+      shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+    })
+    const db = databases.application.db
     const resources: HostResources = {
       env,
       log,
@@ -75,27 +94,28 @@ export async function startComputeHost(
       localModels,
       models,
       memory,
-      redact: createRedactor(secrets),
-      workspaceRoot: await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT),
+      redact,
+      workspaceRoot,
       sandbox,
-      // Tool implementations join this provider as they are built (workspace tools, web search).
-      agents: createAgentFactory({
-        db: databases.application.db,
-        models,
-        tools: createToolProvider({
-          'web-search': () => ({ ok: true, tool: webSearch }),
-          'repo-brief': () => ({ ok: true, tool: repoBrief }),
-        }),
-        mastraLogger: new HostMastraLogger(log),
-        sandbox,
-        shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+      agents,
+      tasks: createTaskRunner({
+        handle: databases.application,
+        execute: createAgentExecutor({ db, workspaceRoot, agents, memory, log, redact }),
+        timing: () => taskTiming(db),
+        log: log.child({ component: 'tasks' }),
+        redact,
+        runnerId: `host-${hostname()}-${process.pid}`,
+        leaseMs: env.POPAGENT_TASK_LEASE_MS,
       }),
+      scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
     }
     const server = await listenHost(
       createHostApp(resources, token),
       options.port ?? env.POPAGENT_HOST_PORT,
     )
     log.info('compute host listening', { url: server.url })
+    await resources.tasks.start()
+    resources.scheduler.start()
     let stopping: Promise<void> | undefined
     return {
       resources,
@@ -104,6 +124,8 @@ export async function startComputeHost(
       migration,
       stop: () =>
         (stopping ??= (async () => {
+          await resources.scheduler.stop()
+          await resources.tasks.stop()
           await server.close()
           await resources.memory.close()
           await databases.close()

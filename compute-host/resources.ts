@@ -8,6 +8,8 @@ import type { AdmissionQueue } from './models/admission-queue.ts'
 import type { GatewayModels } from './models/gateway-models.ts'
 import type { ThreadMemory } from './memory/thread-memory.ts'
 import type { SandboxStatus } from './workspaces/sandbox-check.ts'
+import type { TaskRunner } from './tasks/runner.ts'
+import type { Scheduler } from './schedules/scheduler.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -35,4 +37,8 @@ export type HostResources = {
   sandbox: SandboxStatus
   /** Removes configured secrets (and their encodings) from text that leaves the host. */
   redact: (text: string) => string
+  /** Runs background tasks from the shared queue. */
+  tasks: TaskRunner
+  /** Turns due cron occurrences into tasks. */
+  scheduler: Scheduler
 }

@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { HostHealth } from '../runtime/contracts/host-api.ts'
 import {
+  CronPreviewBody,
   DeleteThreadsBody,
   HostPaths,
   RepoBriefBody,
@@ -10,6 +11,7 @@ import {
   type ResolvedWorkspace,
 } from '../runtime/contracts/host-api.ts'
 import { resolveInside } from './workspaces/containment.ts'
+import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { buildRepoBrief, formatRepoBrief } from './repo-brief/brief.ts'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -87,6 +89,13 @@ export function createHostApp($: HostResources, token: string) {
       await $.memory.deleteThreads(parsed.data.sessionIds, agentIds)
       return c.json({ deleted: parsed.data.sessionIds.length })
     })
+    // croner lives here, so the edge asks the host to check every cron expression it stores.
+    .post(HostPaths.cronPreview, async (c) => {
+      const parsed = CronPreviewBody.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
+      return c.json(previewCron(parsed.data.cron))
+    })
+    .get(HostPaths.cronTimezone, (c) => c.json({ timezone: serverTimezone() }))
   app.onError((error, c) => {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     $.log.error('host request failed', { path: c.req.path, error })

@@ -11,6 +11,7 @@ import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
+import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 
@@ -39,6 +40,7 @@ export const api = new Hono<AppEnv>()
   .route('/chat', chat)
   .route('/workspaces', workspaces)
   .route('/sessions', sessions)
+  .route('/schedules', schedules)
   .route('/settings', settings)
 
 export const app = new Hono<AppEnv>().use(requestId).route('/api', api)

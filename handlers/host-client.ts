@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import type { ChatRequest } from '../runtime/contracts/chat.ts'
 import {
+  CronPreview,
+  CronTimezone,
   HostHealth,
   HostModels,
   HostPaths,
@@ -131,15 +133,25 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
       failure: 'the compute host could not build the repository brief',
     })
 
+  /** Checks a cron expression on the host (croner is Node-only): its next occurrences, or a 400. */
+  const cronPreview = (cron: string): Promise<CronPreview> =>
+    post(HostPaths.cronPreview, { cron }, CronPreview, {
+      timeoutMs: 10_000,
+      failure: 'the compute host could not check the cron expression',
+    })
+
   return {
     chat,
     repoBrief,
+    cronPreview,
     resolveWorkspace,
     deleteThreads,
     health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
       call(HostPaths.health, HostHealth, init),
     models: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
       call(HostPaths.models, HostModels, init),
+    cronTimezone: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
+      call(HostPaths.cronTimezone, CronTimezone, init),
   }
 }
 

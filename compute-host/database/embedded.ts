@@ -32,6 +32,11 @@ export function embeddedHandle(pglite: PGlite): DatabaseHandle {
       migrate(lockedDb as unknown as Parameters<typeof migrate>[0], { migrationsFolder }),
     // The shim serialises on PGlite's single session: more than one connection deadlocks.
     pgPoolConfig: () => ({ ...createPgConfig(pglite), max: 1 }),
+    async listen(channel, onNotify, onConnect) {
+      const stop = await pglite.listen(channel, onNotify)
+      onConnect?.()
+      return stop
+    },
     close: () => pglite.close(),
   }
 }

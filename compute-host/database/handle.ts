@@ -15,5 +15,15 @@ export type DatabaseHandle = {
    * driver (Mastra's PostgresStore). On PGlite this is the in-process shim with one connection.
    */
   pgPoolConfig(): PoolConfig
+  /**
+   * LISTENs on `channel`. `onConnect` runs each time the listening connection is (re)established,
+   * so a caller can look for work it may have missed while the connection was down. Resolves to
+   * the function that stops listening.
+   */
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onConnect?: () => void,
+  ): Promise<() => Promise<void>>
   close(): Promise<void>
 }

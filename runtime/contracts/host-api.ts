@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { GatewayStatus, LocalModelStats } from './health.ts'
 import { CatalogRead } from './models.ts'
+import { MAX_CRON_CHARS } from './schedules.ts'
 
 /**
  * The compute host's internal HTTP API, as both sides see it. The host serves it on loopback
@@ -19,6 +20,10 @@ export const HostPaths = {
   repoBrief: '/internal/workspaces/brief',
   /** DELETE: removes the Mastra thread of these sessions (`{ sessionIds }`). */
   threads: '/internal/threads/delete',
+  /** POST `{ cron }`: the expression checked by croner, with its next occurrences, or a 400. */
+  cronPreview: '/internal/cron/preview',
+  /** GET: the timezone every cron expression is read in (the server's). */
+  cronTimezone: '/internal/cron/timezone',
 } as const
 
 export const HostHealth = z.object({
@@ -47,3 +52,15 @@ export const RepoBriefBody = z.strictObject({
 })
 export const RepoBriefAnswer = z.object({ brief: z.unknown(), text: z.string() })
 export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
+
+export const CronPreviewBody = z.strictObject({
+  cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
+})
+/** A valid expression's next occurrences (ISO, ascending; at least one: one that never occurs is a 400). */
+export const CronPreview = z.object({
+  valid: z.literal(true),
+  timezone: z.string(),
+  next: z.array(z.string()).min(1),
+})
+export type CronPreview = z.infer<typeof CronPreview>
+export const CronTimezone = z.object({ timezone: z.string() })

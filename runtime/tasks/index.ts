@@ -53,6 +53,8 @@ export function toTask(row: TaskRow): Task {
 
 /** Everything a new task row needs; provenance (source, workspace) is fixed from here on. */
 export type NewTask = {
+  /** Given when the caller must record the id before the row exists (a schedule's fire). */
+  id?: string
   source: TaskSource
   kind?: TaskKind
   workspaceId: string
@@ -74,7 +76,7 @@ export type NewTask = {
 export async function enqueue(db: Db, input: NewTask): Promise<TaskRow> {
   const [row] = await db
     .insert(tasks)
-    .values({ id: createId('task'), ...input })
+    .values({ ...input, id: input.id ?? createId('task') })
     .returning()
   await wake(db)
   return row!

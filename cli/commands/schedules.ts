@@ -1,0 +1,52 @@
+import type { Schedule } from '../../runtime/contracts/schedules.ts'
+import { serverApi } from '../server-api.ts'
+
+/**
+ * `popagent schedules [--json]`: lists the cron schedules of a running popagent through the same
+ * HTTP route the UI uses, as a table (or the API's JSON with `--json`).
+ */
+export async function schedules(env: Record<string, string | undefined>, args: string[]) {
+  if (args.some((a) => a !== '--json')) {
+    console.error('usage: popagent schedules [--json]')
+    process.exitCode = 2
+    return
+  }
+  try {
+    const body = (await serverApi(env).get('/api/schedules')) as { schedules: Schedule[] }
+    if (args.includes('--json')) {
+      process.stdout.write(`${JSON.stringify(body, null, 2)}\n`)
+      return
+    }
+    process.stdout.write(formatSchedules(body.schedules))
+  } catch (error) {
+    // Operator-facing: the reason, no stack.
+    console.error(`popagent schedules: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = 1
+  }
+}
+
+export function formatSchedules(list: Schedule[]): string {
+  if (list.length === 0) return 'no schedules\n'
+  const rows = [
+    ['ID', 'ON', 'CRON', 'NEXT RUN', 'TRIES', 'SOURCE', 'WORKSPACE', 'NAME'],
+    ...list.map((s) => [
+      s.id,
+      s.enabled ? 'yes' : 'no',
+      s.cron,
+      s.nextRunAt ?? '-',
+      String(s.maxAttempts),
+      s.source,
+      s.workspaceId,
+      s.name,
+    ]),
+  ]
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  )
+  const timezone = list[0]!.timezone ?? 'unknown (the compute host did not answer)'
+  return `${lines.join('\n')}\n\ncron times are in the server's timezone: ${timezone}\n`
+}

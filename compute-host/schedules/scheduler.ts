@@ -1,0 +1,190 @@
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm'
+import type { Db } from '../../db/index.ts'
+import { scheduleFires, schedules } from '../../db/schema/index.ts'
+import { createId } from '../../runtime/ids.ts'
+import { enqueue } from '../../runtime/tasks/index.ts'
+import type { Logger } from '../log.ts'
+import { countBetween, latestUpTo, nextAfter, parseCron, type CronOptions } from './cron.ts'
+
+/**
+ * Turns due cron occurrences into queued tasks. croner computes the times; PostgreSQL decides who
+ * fires. Every host runs one of these: a tick takes a transaction-scoped advisory lock, so the
+ * hosts materialise one after another, and each occurrence is first claimed in the
+ * (schedule, occurrence) unique index, so an occurrence that somehow comes round again (another
+ * host with a stale view, a schedule pointed back in time) is a no-op. The tasks' wake-up NOTIFY
+ * is delivered on commit: runners never see a task whose occurrence could still roll back.
+ *
+ * Catch-up, like anacron: when several occurrences of a schedule are overdue (the hosts were down),
+ * only the most recent one fires and the skipped ones are counted in the log. A schedule whose
+ * next occurrence is unset (just enabled) gets it computed from now, without firing.
+ */
+export type Scheduler = {
+  start(): void
+  /** Stops the timer and waits for a running tick. */
+  stop(): Promise<void>
+  /** One materialisation pass; resolves with the number of tasks it created. */
+  tick(): Promise<number>
+}
+
+// pg_advisory_xact_lock key shared by every materialiser: "popc" in a 32-bit number.
+export const SCHEDULER_LOCK_KEY = 0x706f7063
+// Due schedules handled per transaction; any beyond wait for the next tick.
+const BATCH = 100
+// Skipped occurrences are counted up to this many (the log says "at least" beyond it).
+const SKIP_COUNT_CAP = 1_000
+
+export function createScheduler(options: {
+  db: Db
+  log: Logger
+  now?: () => Date
+  /** Tests only: the cron timezone (default: the server's). */
+  timezone?: string
+  intervalMs?: number
+}): Scheduler {
+  const { db, log } = options
+  const now = options.now ?? (() => new Date())
+  const cronOptions: CronOptions = options.timezone ? { timezone: options.timezone } : {}
+  const intervalMs = options.intervalMs ?? 1_000
+  let running: Promise<number> | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = true
+
+  const isDue = (at: Date) =>
+    and(eq(schedules.enabled, true), or(isNull(schedules.nextRunAt), lte(schedules.nextRunAt, at)))
+
+  async function materialise(): Promise<number> {
+    const at = now()
+    // A lock-free look first, so idle hosts do not queue on the lock every second.
+    const [any] = await db.select({ id: schedules.id }).from(schedules).where(isDue(at)).limit(1)
+    if (!any) return 0
+    return db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${SCHEDULER_LOCK_KEY})`)
+      const due = await tx
+        .select()
+        .from(schedules)
+        .where(isDue(at))
+        .orderBy(asc(schedules.nextRunAt))
+        .limit(BATCH)
+        .for('update')
+      let fired = 0
+      for (const schedule of due) {
+        const plan = planFor(schedule, at, cronOptions)
+        if (!plan) {
+          // An expression this host cannot read (after a croner upgrade, say) would otherwise fail
+          // every tick: pause the schedule and say why.
+          log.error('schedule paused: its cron expression no longer yields an occurrence', {
+            scheduleId: schedule.id,
+            cron: schedule.cron,
+          })
+          await tx
+            .update(schedules)
+            .set({ enabled: false, nextRunAt: null, updatedAt: sql`now()` })
+            .where(eq(schedules.id, schedule.id))
+          continue
+        }
+        if (plan.occurrence) {
+          if (await fire(tx, schedule, plan.occurrence)) fired++
+          if (plan.skipped > 0) {
+            log.warn('schedule caught up: fired only the latest overdue occurrence', {
+              scheduleId: schedule.id,
+              occurrenceAt: plan.occurrence.toISOString(),
+              skipped: plan.skipped,
+              ...(plan.skipped >= SKIP_COUNT_CAP && { skippedAtLeast: true }),
+            })
+          }
+        }
+        await tx
+          .update(schedules)
+          .set({
+            nextRunAt: plan.next,
+            ...(plan.occurrence && { lastFiredAt: plan.occurrence }),
+            updatedAt: sql`now()`,
+          })
+          .where(eq(schedules.id, schedule.id))
+      }
+      return fired
+    })
+  }
+
+  function tick(): Promise<number> {
+    running ??= materialise().finally(() => (running = undefined))
+    return running
+  }
+
+  async function loop() {
+    try {
+      await tick()
+    } catch (error) {
+      log.error('schedule materialisation failed; retrying', { error })
+    }
+    if (!stopped) timer = setTimeout(loop, intervalMs).unref()
+  }
+
+  return {
+    tick,
+    start() {
+      if (!stopped) return
+      stopped = false
+      timer = setTimeout(loop, 0).unref()
+    },
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running?.catch(() => {})
+    },
+  }
+}
+
+type ScheduleRow = typeof schedules.$inferSelect
+
+/**
+ * What one due schedule does at `at`: the occurrence to fire (none when it only needs its next
+ * occurrence computed), how many overdue ones are skipped, and the next occurrence after `at`.
+ * Undefined when its expression yields no occurrence on this host.
+ */
+function planFor(
+  schedule: ScheduleRow,
+  at: Date,
+  cronOptions: CronOptions,
+): { occurrence: Date | null; skipped: number; next: Date } | undefined {
+  let cron
+  try {
+    cron = parseCron(schedule.cron, cronOptions)
+  } catch {
+    return undefined
+  }
+  const next = nextAfter(cron, at)
+  if (!next) return undefined
+  const due = schedule.nextRunAt
+  if (!due) return { occurrence: null, skipped: 0, next }
+  // The stored occurrence is due; a later one up to now supersedes it (the latest wins).
+  const latest = latestUpTo(cron, at)
+  if (!latest || latest <= due) return { occurrence: due, skipped: 0, next }
+  return { occurrence: latest, skipped: 1 + countBetween(cron, due, latest, SKIP_COUNT_CAP), next }
+}
+
+/**
+ * Claims one occurrence and, when the claim is new, queues its task with the schedule's source,
+ * workspace and `maxAttempts`. True when a task was created.
+ */
+async function fire(tx: Db, schedule: ScheduleRow, occurrence: Date): Promise<boolean> {
+  const taskId = createId('task')
+  const [claimed] = await tx
+    .insert(scheduleFires)
+    .values({ scheduleId: schedule.id, occurrenceAt: occurrence, taskId })
+    .onConflictDoNothing()
+    .returning()
+  if (!claimed) return false
+  await enqueue(tx, {
+    id: taskId,
+    source: schedule.source,
+    workspaceId: schedule.workspaceId,
+    title: schedule.name,
+    prompt: schedule.prompt,
+    model: schedule.model,
+    scheduleId: schedule.id,
+    occurrenceAt: occurrence,
+    maxAttempts: schedule.maxAttempts,
+  })
+  return true
+}

@@ -1,0 +1,38 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/index.ts'
+import { taskActivity } from '../../db/schema/index.ts'
+
+/** How many iteration records each task keeps; older ones are dropped as new ones arrive. */
+export const TRANSCRIPT_LIMIT = 256
+
+/** Redacts every string inside a record (keys included), so no encoding of a secret survives. */
+export function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value)
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact))
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]),
+    )
+  }
+  return value
+}
+
+/** Appends one record (redacted before it is stored) and trims the task to the newest 256. */
+export async function appendActivity(
+  db: Db,
+  entry: { taskId: string; attempt: number; record: Record<string, unknown> },
+  redact: (text: string) => string,
+): Promise<void> {
+  const record = redactDeep(entry.record, redact) as Record<string, unknown>
+  await db.insert(taskActivity).values({ taskId: entry.taskId, attempt: entry.attempt, record })
+  const oldestKept = db
+    .select({ id: taskActivity.id })
+    .from(taskActivity)
+    .where(eq(taskActivity.taskId, entry.taskId))
+    .orderBy(sql`${taskActivity.id} desc`)
+    .offset(TRANSCRIPT_LIMIT - 1)
+    .limit(1)
+  await db
+    .delete(taskActivity)
+    .where(and(eq(taskActivity.taskId, entry.taskId), sql`${taskActivity.id} < (${oldestKept})`))
+}

@@ -1,0 +1,60 @@
+import { Hono } from 'hono'
+import {
+  CreateScheduleInput,
+  PatchScheduleInput,
+  ScheduleParams,
+} from '../../runtime/contracts/schedules.ts'
+import { HostUnavailable } from '../../runtime/errors.ts'
+import * as Schedules from '../../runtime/schedules/index.ts'
+import type { AppEnv } from '../env.ts'
+import type { HostClient } from '../host-client.ts'
+import { validate } from '../validate.ts'
+
+/**
+ * Cron schedules (T9). The compute host owns croner and the server's timezone: every expression
+ * is checked there before anything is stored, so with the host down a create (or a cron change)
+ * is a 503 and stores nothing. Reads and other edits need only the database; their `timezone` is
+ * null when the host does not answer.
+ */
+const checkCron = async (host: HostClient, cron: string) =>
+  Schedules.checkedCron(cron, await host.cronPreview(cron))
+
+async function timezoneOf(host: HostClient): Promise<string | null> {
+  try {
+    return (await host.cronTimezone({ timeoutMs: 2_000 })).timezone
+  } catch (error) {
+    if (error instanceof HostUnavailable) return null
+    throw error
+  }
+}
+
+export const schedules = new Hono<AppEnv>()
+  .get('/', async (c) => {
+    const timezone = await timezoneOf(c.var.host)
+    return c.json({ schedules: await Schedules.list(c.var.db, timezone) }, 200)
+  })
+  .post('/', validate('json', CreateScheduleInput), async (c) => {
+    const input = c.req.valid('json')
+    const cron = await checkCron(c.var.host, input.cron)
+    return c.json(await Schedules.create(c.var.db, { ...input, cron, source: 'user' }), 201)
+  })
+  .patch(
+    '/:id',
+    validate('param', ScheduleParams),
+    validate('json', PatchScheduleInput),
+    async (c) => {
+      const { cron, ...fields } = c.req.valid('json')
+      const checked = cron === undefined ? undefined : await checkCron(c.var.host, cron)
+      const changes = { ...fields, ...(checked && { cron: checked }) }
+      const timezone = checked ? checked.timezone : await timezoneOf(c.var.host)
+      return c.json(
+        await Schedules.patch(c.var.db, c.req.valid('param').id, changes, timezone),
+        200,
+      )
+    },
+  )
+  .delete('/:id', validate('param', ScheduleParams), async (c) => {
+    const { id } = c.req.valid('param')
+    await Schedules.remove(c.var.db, id)
+    return c.json({ deleted: id }, 200)
+  })

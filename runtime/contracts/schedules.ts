@@ -1,0 +1,64 @@
+import { z } from 'zod'
+import { ScheduleId, WorkspaceId } from '../ids.ts'
+import { MAX_PROMPT_CHARS, Task } from './tasks.ts'
+
+/**
+ * Cron schedules as the API shows and takes them. The cron expression is a standard five-field
+ * one, evaluated by the compute host in the server's timezone; the timezone is shown, never taken.
+ */
+export const MAX_CRON_CHARS = 200
+
+export const Schedule = z.object({
+  id: z.string(),
+  source: Task.shape.source,
+  workspaceId: z.string(),
+  name: z.string(),
+  cron: z.string(),
+  prompt: z.string(),
+  model: z.string().nullable(),
+  enabled: z.boolean(),
+  maxAttempts: z.number(),
+  /** The next occurrence not yet materialised; null while disabled or until the scheduler sets it. */
+  nextRunAt: z.string().nullable(),
+  /** The latest occurrence materialised into a task. */
+  lastFiredAt: z.string().nullable(),
+  /** The server's timezone the cron is read in; null when the compute host could not be asked. */
+  timezone: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type Schedule = z.infer<typeof Schedule>
+
+const Name = z.string().trim().min(1).max(200)
+const Cron = z.string().trim().min(1).max(MAX_CRON_CHARS)
+const Prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS)
+const Model = z.string().trim().min(1).max(200)
+const MaxAttempts = z.number().int().min(1).max(10)
+
+/** What a client may set: source is always `user` and the timezone is the server's. */
+export const CreateScheduleInput = z.strictObject({
+  workspaceId: WorkspaceId,
+  name: Name,
+  cron: Cron,
+  prompt: Prompt,
+  model: Model.optional(),
+  enabled: z.boolean().optional(),
+  maxAttempts: MaxAttempts.optional(),
+})
+export type CreateScheduleInput = z.infer<typeof CreateScheduleInput>
+
+/** Any of the editable fields; `model: null` drops the schedule's model override. */
+export const PatchScheduleInput = z
+  .strictObject({
+    name: Name,
+    cron: Cron,
+    prompt: Prompt,
+    model: Model.nullable(),
+    enabled: z.boolean(),
+    maxAttempts: MaxAttempts,
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' })
+export type PatchScheduleInput = z.infer<typeof PatchScheduleInput>
+
+export const ScheduleParams = z.strictObject({ id: ScheduleId })

@@ -1,0 +1,246 @@
+/**
+ * /api/schedules through the edge with a real compute host (which checks every cron expression),
+ * and the `popagent schedules` verb against the served edge.
+ */
+import assert from 'node:assert/strict'
+import { Cron } from 'croner'
+import { eq } from 'drizzle-orm'
+import { after, before, describe, test } from 'node:test'
+import { previewCron, serverTimezone } from '../compute-host/schedules/cron.ts'
+import { schedules } from '../db/schema/index.ts'
+import * as Schedules from '../runtime/schedules/index.ts'
+import { createTestApp, json } from './support/app.ts'
+import { runCli } from './support/process.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+
+// Weekly crons: nothing here should come due while the file runs, whoever drives the scheduler.
+const WEEKLY = '0 9 * * 1'
+const API_KEY = 'schedules-api-key-0123456789'
+
+describe('schedules API', () => {
+  let stack: TestStack
+  before(async () => {
+    stack = await startTestStack()
+  })
+  after(() => stack.stop())
+
+  const req = (path: string, init?: RequestInit) =>
+    stack.edge().request(`/api/schedules${path}`, init)
+  const create = (body: Record<string, unknown>) => req('', json(body, { method: 'POST' }))
+  const patch = (id: string, body: Record<string, unknown>) =>
+    req(`/${id}`, json(body, { method: 'PATCH' }))
+  const stored = () => stack.database.db.select().from(schedules)
+  const valid = {
+    workspaceId: 'wsp_default',
+    name: 'weekly review',
+    cron: WEEKLY,
+    prompt: 'review',
+  }
+
+  test('a cron the host cannot read is a 400 that names the problem, and nothing is stored', async () => {
+    const before = (await stored()).length
+    for (const [cron, problem] of [
+      ['61 * * * *', /minute: 61/],
+      ['every day at nine', /five, six, or seven/],
+      ['0 9 * * * *', /exactly 5 parts/],
+      ['0 0 31 2 *', /never occurs/],
+    ] as const) {
+      const res = await create({ ...valid, cron })
+      const body = (await res.json()) as any
+      assert.equal(res.status, 400, JSON.stringify(body))
+      assert.equal(body.error.code, 'INVALID_CRON')
+      assert.match(body.error.message, problem)
+      assert.ok(body.error.message.includes(cron), 'the message quotes the expression')
+    }
+    assert.equal((await stored()).length, before)
+  })
+
+  test('create, list, patch and delete; edits keep maxAttempts; the timezone is the server’s', async () => {
+    const res = await create({ ...valid, maxAttempts: 4 })
+    const made = (await res.json()) as any
+    assert.equal(res.status, 201, JSON.stringify(made))
+    assert.match(made.id, /^sch_/)
+    assert.equal(made.source, 'user')
+    assert.equal(made.timezone, serverTimezone())
+    assert.equal(made.maxAttempts, 4)
+    assert.equal(made.nextRunAt, new Cron(WEEKLY, { mode: '5-part' }).nextRun()!.toISOString())
+
+    const listed = (await (await req('')).json()) as any
+    const mine = listed.schedules.find((s: any) => s.id === made.id)
+    assert.deepEqual(mine, made)
+
+    const retimed = (await (await patch(made.id, { cron: '30 8 * * 2' })).json()) as any
+    assert.equal(retimed.cron, '30 8 * * 2')
+    assert.equal(
+      retimed.nextRunAt,
+      new Cron('30 8 * * 2', { mode: '5-part' }).nextRun()!.toISOString(),
+    )
+    assert.equal(retimed.maxAttempts, 4, 'a cron change keeps maxAttempts')
+
+    const withModel = (await (
+      await patch(made.id, { model: 'remote/a', maxAttempts: 2 })
+    ).json()) as any
+    assert.equal(withModel.model, 'remote/a')
+    assert.equal(withModel.maxAttempts, 2)
+    assert.equal(withModel.nextRunAt, retimed.nextRunAt, 'other edits keep the next occurrence')
+    const noModel = (await (await patch(made.id, { model: null })).json()) as any
+    assert.equal(noModel.model, null)
+
+    const paused = (await (await patch(made.id, { enabled: false })).json()) as any
+    assert.equal(paused.enabled, false)
+    assert.equal(paused.nextRunAt, null)
+
+    const badCron = await patch(made.id, { cron: '* * *' })
+    assert.equal(badCron.status, 400)
+    const [row] = await stack.database.db.select().from(schedules).where(eq(schedules.id, made.id))
+    assert.equal(row!.cron, '30 8 * * 2', 'a refused cron leaves the schedule as it was')
+
+    assert.equal((await patch(made.id, {})).status, 400)
+    const removed = await req(`/${made.id}`, { method: 'DELETE' })
+    assert.deepEqual(await removed.json(), { deleted: made.id })
+    for (const res of [
+      await req(`/${made.id}`, { method: 'DELETE' }),
+      await patch(made.id, { name: 'x' }),
+    ]) {
+      assert.equal(res.status, 404)
+      assert.equal(((await res.json()) as any).error.code, 'SCHEDULE_NOT_FOUND')
+    }
+  })
+
+  test('source, workspace and timezone are not writable', async () => {
+    const before = (await stored()).length
+    for (const [extra, field] of [
+      [{ source: 'self-update' }, 'source'],
+      [{ timezone: 'Europe/Berlin' }, 'timezone'],
+      [{ utcOffset: 60 }, 'utcOffset'],
+    ] as const) {
+      const res = await create({ ...valid, ...extra })
+      const body = (await res.json()) as any
+      assert.equal(res.status, 400, JSON.stringify(body))
+      assert.ok(body.error.data.fields[field], JSON.stringify(body.error.data))
+    }
+    assert.equal((await stored()).length, before)
+    const made = (await (await create(valid)).json()) as any
+    for (const extra of [
+      { source: 'self-update' },
+      { workspaceId: 'wsp_default' },
+      { timezone: 'UTC' },
+    ]) {
+      const res = await patch(made.id, extra)
+      assert.equal(res.status, 400, JSON.stringify(extra))
+    }
+  })
+
+  test('an unknown workspace is a 404 and stores nothing', async () => {
+    const before = (await stored()).length
+    const res = await create({ ...valid, workspaceId: 'wsp_00000000000000000000000000' })
+    assert.equal(res.status, 404)
+    assert.equal(((await res.json()) as any).error.code, 'WORKSPACE_NOT_FOUND')
+    assert.equal((await stored()).length, before)
+  })
+
+  test('a system schedule can be retimed and paused, not rewritten or deleted', async () => {
+    const system = await Schedules.create(stack.database.db, {
+      ...valid,
+      source: 'self-update',
+      cron: Schedules.checkedCron(WEEKLY, previewCron(WEEKLY)),
+    })
+    assert.equal((await patch(system.id, { cron: '0 10 * * 1', enabled: false })).status, 200)
+    for (const res of [
+      await patch(system.id, { prompt: 'something else' }),
+      await req(`/${system.id}`, { method: 'DELETE' }),
+    ]) {
+      assert.equal(res.status, 409)
+      assert.equal(((await res.json()) as any).error.code, 'SCHEDULE_SYSTEM_OWNED')
+    }
+  })
+
+  test('with the compute host down a create or cron change is a 503 that stores nothing; reads still work', async () => {
+    const existing = (await (await create(valid)).json()) as any
+    await stack.host.stop()
+    try {
+      // The stopped host closed its pools; this edge keeps its own, as a deployed edge would.
+      const edge = createTestApp({
+        db: stack.database.db,
+        hostUrl: stack.host.url,
+        hostToken: stack.host.token,
+      })
+      const before = (await stored()).length
+      const down = await edge.request('/api/schedules', json(valid, { method: 'POST' }))
+      const body = (await down.json()) as any
+      assert.equal(down.status, 503, JSON.stringify(body))
+      assert.equal(body.error.code, 'COMPUTE_HOST_UNAVAILABLE')
+      assert.match(body.error.message, /compute host is not reachable/)
+      const retime = await edge.request(
+        `/api/schedules/${existing.id}`,
+        json({ cron: '0 7 * * 1' }, { method: 'PATCH' }),
+      )
+      assert.equal(retime.status, 503)
+      assert.equal((await stored()).length, before)
+
+      const listed = (await (await edge.request('/api/schedules')).json()) as any
+      assert.ok(listed.schedules.length > 0)
+      assert.ok(listed.schedules.every((s: any) => s.timezone === null))
+      const renamed = await edge.request(
+        `/api/schedules/${existing.id}`,
+        json({ name: 'renamed while the host was down' }, { method: 'PATCH' }),
+      )
+      assert.equal(renamed.status, 200)
+      assert.equal(((await renamed.json()) as any).cron, WEEKLY)
+    } finally {
+      await stack.restartHost()
+    }
+    assert.equal((await create(valid)).status, 201, 'and it works again once the host is back')
+  })
+
+  test('with an API key configured every schedules route needs it', async () => {
+    const edge = stack.edge({ apiKey: API_KEY })
+    const id = 'sch_00000000000000000000000000'
+    const routes: [string, string, RequestInit][] = [
+      ['GET', '/api/schedules', {}],
+      ['POST', '/api/schedules', json(valid)],
+      ['PATCH', `/api/schedules/${id}`, json({ name: 'x' })],
+      ['DELETE', `/api/schedules/${id}`, {}],
+    ]
+    for (const [method, path, init] of routes) {
+      const headers = (init.headers ?? {}) as Record<string, string>
+      const without = await edge.request(path, { ...init, method })
+      assert.equal(without.status, 401, `${method} ${path} without the key`)
+      const wrong = await edge.request(path, {
+        ...init,
+        method,
+        headers: { ...headers, 'x-popagent-key': 'wrong-key-0123456789abcdef' },
+      })
+      assert.equal(wrong.status, 401, `${method} ${path} with a wrong key`)
+      const right = await edge.request(path, {
+        ...init,
+        method,
+        headers: { ...headers, 'x-popagent-key': API_KEY },
+      })
+      assert.notEqual(right.status, 401, `${method} ${path} with the key`)
+    }
+  })
+
+  test('`popagent schedules` lists what the API lists', async () => {
+    const url = await stack.listen()
+    const { schedules: listed } = (await (await req('')).json()) as any
+    assert.ok(listed.length > 0)
+    const table = runCli(['schedules'], { POPAGENT_URL: url })
+    assert.equal(await table.exited, 0, table.output())
+    for (const s of listed) {
+      const line = table
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith(s.id))
+      assert.ok(line, `a line for ${s.id}`)
+      assert.ok(line.includes(s.cron) && line.endsWith(s.name), line)
+    }
+    assert.match(table.output(), new RegExp(`timezone: ${serverTimezone()}`))
+    const asJson = runCli(['schedules', '--json'], { POPAGENT_URL: url })
+    assert.equal(await asJson.exited, 0, asJson.output())
+    assert.deepEqual(JSON.parse(asJson.output()).schedules, listed)
+    const unreachable = runCli(['schedules'], { POPAGENT_URL: 'http://127.0.0.1:9' })
+    assert.equal(await unreachable.exited, 1)
+    assert.match(unreachable.output(), /cannot reach popagent at http:\/\/127\.0\.0\.1:9/)
+  })
+})
