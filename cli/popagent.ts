@@ -15,6 +15,12 @@ const USAGE = `usage: popagent <command>
             print a workspace's repository brief from a running popagent (POPAGENT_URL)
   schedules [--json]
             list the cron schedules of a running popagent (POPAGENT_URL)
+  tasks [--json]
+            list the newest background tasks
+  task <id> [--json]
+            show one task with its activity transcript
+  task-resolve <id> --evidence <text>
+            resolve failed, cancelled or dead-lettered work with the evidence that it is done
   help      show this text`
 
 const commands: Record<
@@ -27,6 +33,9 @@ const commands: Record<
   edge: async () => (await import('./commands/edge.ts')).edge,
   'repo-brief': async () => (await import('./commands/repo-brief.ts')).repoBrief,
   schedules: async () => (await import('./commands/schedules.ts')).schedules,
+  tasks: async () => (await import('./commands/tasks.ts')).tasks,
+  task: async () => (await import('./commands/tasks.ts')).task,
+  'task-resolve': async () => (await import('./commands/tasks.ts')).taskResolve,
 }
 
 async function main(argv: string[]) {

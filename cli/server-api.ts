@@ -8,13 +8,21 @@ export function serverApi(env: Record<string, string | undefined>) {
   const headers: Record<string, string> = env.POPAGENT_API_KEY
     ? { 'x-popagent-key': env.POPAGENT_API_KEY }
     : {}
-  async function get(path: string): Promise<any> {
-    const res = await fetch(`${base}${path}`, { headers }).catch(() => {
+  async function call(path: string, init: RequestInit = {}): Promise<any> {
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...headers, ...(init.body && { 'content-type': 'application/json' }) },
+    }).catch(() => {
       throw new Error(`cannot reach popagent at ${base}; is it running? (set POPAGENT_URL)`)
     })
     const body = (await res.json().catch(() => undefined)) as any
     if (!res.ok) throw new Error(body?.error?.message ?? `popagent answered ${res.status}`)
     return body
   }
-  return { base, get }
+  return {
+    base,
+    get: (path: string) => call(path),
+    post: (path: string, body: unknown) =>
+      call(path, { method: 'POST', body: JSON.stringify(body) }),
+  }
 }

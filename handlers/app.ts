@@ -14,6 +14,7 @@ import { models } from './routes/models.ts'
 import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
+import { tasks } from './routes/tasks.ts'
 
 /**
  * The edge: one stateless Hono app, shared by the Node entry and the Workers entry. Those entries
@@ -41,6 +42,7 @@ export const api = new Hono<AppEnv>()
   .route('/workspaces', workspaces)
   .route('/sessions', sessions)
   .route('/schedules', schedules)
+  .route('/tasks', tasks)
   .route('/settings', settings)
 
 export const app = new Hono<AppEnv>().use(requestId).route('/api', api)

@@ -1,3 +1,5 @@
+import { serverApi } from '../server-api.ts'
+
 /**
  * `popagent repo-brief <workspace> <query>`: prints the repository brief of a registered workspace
  * (by id or name) from a running popagent, through the same HTTP route the UI uses
@@ -11,18 +13,7 @@ export async function repoBrief(env: Record<string, string | undefined>, args: s
     process.exitCode = 2
     return
   }
-  const base = (env.POPAGENT_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`).replace(/\/+$/, '')
-  const headers: Record<string, string> = env.POPAGENT_API_KEY
-    ? { 'x-popagent-key': env.POPAGENT_API_KEY }
-    : {}
-  const get = async (path: string) => {
-    const res = await fetch(`${base}${path}`, { headers }).catch(() => {
-      throw new Error(`cannot reach popagent at ${base}; is it running? (set POPAGENT_URL)`)
-    })
-    const body = (await res.json().catch(() => undefined)) as any
-    if (!res.ok) throw new Error(body?.error?.message ?? `popagent answered ${res.status}`)
-    return body
-  }
+  const { get } = serverApi(env)
   try {
     const { workspaces } = await get('/api/workspaces')
     const match = (workspaces as { id: string; name: string }[]).find(

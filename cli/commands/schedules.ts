@@ -1,5 +1,6 @@
 import type { Schedule } from '../../runtime/contracts/schedules.ts'
 import { serverApi } from '../server-api.ts'
+import { formatTable } from '../table.ts'
 
 /**
  * `popagent schedules [--json]`: lists the cron schedules of a running popagent through the same
@@ -40,13 +41,7 @@ export function formatSchedules(list: Schedule[]): string {
       s.name,
     ]),
   ]
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  const lines = rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  )
+  const table = formatTable(rows)
   const timezone = list[0]!.timezone ?? 'unknown (the compute host did not answer)'
-  return `${lines.join('\n')}\n\ncron times are in the server's timezone: ${timezone}\n`
+  return `${table}\ncron times are in the server's timezone: ${timezone}\n`
 }

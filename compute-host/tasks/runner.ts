@@ -251,7 +251,7 @@ export function createTaskRunner(options: RunnerOptions) {
     let settled: Settled
     try {
       const { result } = await options.execute(task, context)
-      settled = { ok: true, result }
+      settled = { ok: true, result: redact(result) }
     } catch (error) {
       const errorClass = attempt.reason ? ABORT_CLASSES[attempt.reason] : classify(error)
       settled = { ok: false, errorClass, message: redact(messageOf(error)).slice(0, 4_000) }
@@ -283,6 +283,10 @@ export function createTaskRunner(options: RunnerOptions) {
   }
 
   async function announce(row: TaskRow, task: TaskRow, settled: Settled) {
+    // A retry waits out its backoff; look for it then rather than at the next poll.
+    if (row.state === 'queued') {
+      setTimeout(kick, Math.max(0, row.nextAttemptAt.getTime() - Date.now())).unref?.()
+    }
     const outcome =
       row.state === 'queued'
         ? 'retrying'

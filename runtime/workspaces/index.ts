@@ -1,7 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
-import { sessions, workspaces } from '../../db/schema/index.ts'
+import { schedules, sessions, tasks, workspaces } from '../../db/schema/index.ts'
 import type { Workspace } from '../contracts/workspaces.ts'
 import { AppError } from '../errors.ts'
 import { createId } from '../ids.ts'
@@ -85,7 +85,7 @@ export async function patch(
 
 /**
  * Unregisters a workspace (the files stay). The default one stays registered, and one that still
- * has sessions is refused, so no session is left pointing nowhere.
+ * has sessions, tasks or schedules is refused, so nothing is left pointing nowhere.
  */
 export async function remove(db: Db, id: string): Promise<void> {
   if (id === DEFAULT_WORKSPACE_ID) throw new DefaultWorkspace({ id })
@@ -98,6 +98,26 @@ export async function remove(db: Db, id: string): Promise<void> {
       .where(eq(sessions.workspaceId, id))
       .limit(1)
     if (used) throw new WorkspaceInUse({ id })
+    // Tasks and schedules keep their workspace for good (provenance), so they hold it too.
+    const [task] = await tx
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(eq(tasks.workspaceId, id))
+      .limit(1)
+    const [schedule] = await tx
+      .select({ id: schedules.id })
+      .from(schedules)
+      .where(eq(schedules.workspaceId, id))
+      .limit(1)
+    if (task || schedule) {
+      throw new WorkspaceInUse(
+        { id },
+        {
+          message:
+            'the workspace still has tasks or schedules; delete its schedules and finished tasks first',
+        },
+      )
+    }
     await tx.delete(workspaces).where(eq(workspaces.id, id))
   })
 }
