@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises'
 import { benchAdmission } from './admission.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
+import { benchTaskRunner } from './task-runner.ts'
 
 const quick = process.argv.includes('--quick')
 type Result = { name: string; goal: string; ratio: number; detail: string; unit?: string }
@@ -15,6 +16,11 @@ const results: Result[] = [
     quick
       ? { rounds: 3, events: 500, ttfbSamples: 10 }
       : { rounds: 11, events: 5_000, ttfbSamples: 101 },
+  )),
+  ...(await benchTaskRunner(
+    quick
+      ? { rounds: 3, tasks: 1_000, latencySamples: 30 }
+      : { rounds: 9, tasks: 10_000, latencySamples: 300 },
   )),
 ]
 

@@ -91,8 +91,18 @@ test('contained work retries transient failures with backoff, then dead-letters'
     assert.ok(dead.deadLetteredAt)
     const stops = events.filter((e) => e.type === 'TaskStop' && e.task.id === task.id)
     assert.deepEqual(
-      stops.map((e) => e.type === 'TaskStop' && e.outcome),
-      ['retrying', 'retrying', 'dead-letter'],
+      stops.map((e) => e.type === 'TaskStop' && [e.outcome, e.willRetry]),
+      [
+        ['failed', true],
+        ['failed', true],
+        ['dead-letter', false],
+      ],
+    )
+    // Each retry's TaskStop comes before the next attempt's TaskStart.
+    const own = events.filter((e) => e.task.id === task.id && e.type !== 'dead-letter')
+    assert.deepEqual(
+      own.map((e) => e.type),
+      ['TaskStart', 'TaskStop', 'TaskStart', 'TaskStop', 'TaskStart', 'TaskStop'],
     )
     assert.ok(events.some((e) => e.type === 'dead-letter' && e.task.id === task.id))
     // A permanent class is not retried even for contained work.

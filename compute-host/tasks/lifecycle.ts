@@ -5,8 +5,8 @@ import type { ErrorClass } from './failure-policy.ts'
 /**
  * What observers (channels, hooks, browser close, evolution: later issues) hear about a task.
  * Every event is delivered after the transition it reports is committed, and carries the
- * attempt's turn and trace ids. `TaskStop` closes every `TaskStart`, retries included; final
- * exhaustion is also announced as `dead-letter`. `interrupted` means an executor did not stop
+ * attempt's turn and trace ids. `TaskStop` closes every `TaskStart`: an attempt that will be
+ * retried stops as `failed` with `willRetry`; final exhaustion is also announced as `dead-letter`. `interrupted` means an executor did not stop
  * when asked: it keeps its slot and its row stays non-runnable until it settles.
  */
 export type TaskLifecycleEvent =
@@ -17,7 +17,9 @@ export type TaskLifecycleEvent =
       attempt: number
       turnId: string
       traceId: string
-      outcome: 'completed' | 'retrying' | 'failed' | 'cancelled' | 'dead-letter'
+      outcome: 'completed' | 'failed' | 'cancelled' | 'dead-letter'
+      /** A failed attempt that is queued again: a later TaskStart follows. */
+      willRetry: boolean
       result?: string
       error?: { class: ErrorClass; message: string }
     }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, notInArray, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { tasks } from '../../db/schema/index.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../runtime/pg-errors.ts'
@@ -40,13 +40,13 @@ export async function claim(db: Db, runnerId: string, limit: number): Promise<Ta
     .returning()
 }
 
-const fence = (task: TaskRow) =>
+const fenceOf = (task: TaskRow) =>
   and(
     eq(tasks.id, task.id),
     eq(tasks.claimedBy, task.claimedBy!),
     eq(tasks.attemptCount, task.attemptCount),
-    inArray(tasks.state, ['running', 'cancelling']),
   )
+const fence = (task: TaskRow) => and(fenceOf(task), inArray(tasks.state, ['running', 'cancelling']))
 
 /** Renews the lease of this runner's attempts; answers their current states. */
 export async function heartbeat(db: Db, runnerId: string, ids: string[]) {
@@ -56,6 +56,40 @@ export async function heartbeat(db: Db, runnerId: string, ids: string[]) {
     .set({ heartbeatAt: sql`now()` })
     .where(and(inArray(tasks.id, ids), eq(tasks.claimedBy, runnerId)))
     .returning({ id: tasks.id, state: tasks.state, attemptCount: tasks.attemptCount })
+}
+
+/**
+ * Ends many successful attempts in one statement (the runner batches completions that arrive
+ * together). Each row is fenced by its own claim; a row marked `cancelling` meanwhile becomes
+ * `cancelled` instead, as in `finish`. Rows whose claim was lost are simply not returned.
+ */
+export async function completeMany(
+  db: Db,
+  done: ReadonlyArray<{ task: TaskRow; result: string }>,
+): Promise<TaskRow[]> {
+  const cancelling = sql`${tasks.state} = 'cancelling'`
+  const results = sql.join(
+    done.map(({ task, result }) => sql`when ${task.id} then ${result}`),
+    sql` `,
+  )
+  return db
+    .update(tasks)
+    .set({
+      state: sql`case when ${cancelling} then 'cancelled' else 'completed' end`,
+      result: sql`case when ${cancelling} then ${tasks.result} else (case ${tasks.id} ${results} end) end`,
+      lastErrorClass: sql`case when ${cancelling} then 'cancelled' else null end`,
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+      claimedBy: null,
+      heartbeatAt: null,
+    })
+    .where(
+      and(
+        inArray(tasks.state, ['running', 'cancelling']),
+        or(...done.map(({ task }) => fenceOf(task))),
+      ),
+    )
+    .returning()
 }
 
 export type Settled =

@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
 import { classify, DEFAULT_BACKOFF, TaskFailure, type Backoff } from './failure-policy.ts'
 import { createLifecycle, type TaskObserver } from './lifecycle.ts'
-import { claim, finish, heartbeat, recoverAbandoned, type Settled } from './queue.ts'
+import { claim, completeMany, finish, heartbeat, recoverAbandoned, type Settled } from './queue.ts'
 import { appendActivity } from './transcript.ts'
 
 /** What an executor gets for one attempt. */
@@ -269,8 +269,39 @@ export function createTaskRunner(options: RunnerOptions) {
     await announce(row, task, settled)
   }
 
+  // Successful attempts that end in the same turn of the event loop are recorded together.
+  let completions: Array<{
+    task: TaskRow
+    result: string
+    done: (row: TaskRow | null | undefined) => void
+  }> = []
+  function completeBatched(task: TaskRow, result: string): Promise<TaskRow | null | undefined> {
+    return new Promise((done) => {
+      if (completions.length === 0) setImmediate(flushCompletions)
+      completions.push({ task, result, done })
+    })
+  }
+  async function flushCompletions() {
+    const batch = completions
+    completions = []
+    try {
+      const rows = await completeMany(db, batch)
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      for (const entry of batch) entry.done(byId.get(entry.task.id) ?? null)
+    } catch (error) {
+      databaseLostAt = Date.now()
+      log.error('cannot record completed task attempts; retrying one by one', { error })
+      // Undefined sends each attempt to the one-by-one path, which retries until it lands.
+      for (const entry of batch) entry.done(undefined)
+    }
+  }
+
   /** Writes the end of an attempt, retrying while the database is away; the slot stays held. */
   async function finishDurably(task: TaskRow, settled: Settled): Promise<TaskRow | null> {
+    if (settled.ok) {
+      const row = await completeBatched(task, settled.result)
+      if (row !== undefined) return row
+    }
     for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
       try {
         return await finish(db, task, settled, backoff)
@@ -287,15 +318,16 @@ export function createTaskRunner(options: RunnerOptions) {
     if (row.state === 'queued') {
       setTimeout(kick, Math.max(0, row.nextAttemptAt.getTime() - Date.now())).unref?.()
     }
-    const outcome =
-      row.state === 'queued'
-        ? 'retrying'
-        : (row.state as 'completed' | 'failed' | 'cancelled' | 'dead-letter')
+    const willRetry = row.state === 'queued'
+    const outcome = willRetry
+      ? 'failed'
+      : (row.state as 'completed' | 'failed' | 'cancelled' | 'dead-letter')
     await lifecycle.emit({
       type: 'TaskStop',
       task: row,
       ...ids(task),
       outcome,
+      willRetry,
       ...(settled.ok
         ? { result: settled.result }
         : { error: { class: settled.errorClass, message: settled.message } }),

@@ -1,6 +1,7 @@
 /**
  * Real PostgreSQL databases for tests: each call creates a fresh database on the server named by
- * TEST_DATABASE_URL (set by test/run.ts), optionally migrated, and drops it on dispose.
+ * TEST_DATABASE_URL (set by test/run.ts), optionally migrated, and drops it on dispose. The
+ * benchmarks create theirs the same way on a server they name.
  */
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
@@ -16,8 +17,8 @@ export function serverUrl(): string {
   return url
 }
 
-export function databaseUrl(name: string): string {
-  const url = new URL(serverUrl())
+export function databaseUrl(name: string, server = serverUrl()): string {
+  const url = new URL(server)
   url.pathname = `/${name}`
   return url.toString()
 }
@@ -31,8 +32,8 @@ export type TestDatabase = {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-async function admin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(serverUrl(), { max: 1, onnotice: () => {} })
+async function admin<T>(server: string, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(server, { max: 1, onnotice: () => {} })
   try {
     return await fn(sql)
   } finally {
@@ -40,18 +41,20 @@ async function admin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createDatabaseOnServer(): Promise<{
+export async function createDatabaseOnServer(server = serverUrl()): Promise<{
   name: string
   url: string
   drop: () => Promise<void>
 }> {
   const name = `popagent_test_${randomBytes(6).toString('hex')}`
-  await admin((sql) => sql.unsafe(`create database "${name}"`))
+  await admin(server, (sql) => sql.unsafe(`create database "${name}"`))
   return {
     name,
-    url: databaseUrl(name),
+    url: databaseUrl(name, server),
     drop: () =>
-      admin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).then(() => {}),
+      admin(server, (sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).then(
+        () => {},
+      ),
   }
 }
 
