@@ -10,7 +10,7 @@ import type { AppEnv } from './env.ts'
 import { handleError, handleNotFound } from './error-handler.ts'
 
 /** The built UI. Public, like `/`: only /api is authenticated. */
-export const UI_ROOT = fileURLToPath(new URL('../ui/public', import.meta.url))
+export const UI_ROOT = fileURLToPath(new URL('../ui/dist', import.meta.url))
 
 export type NodeEdgeOptions = {
   config: EdgeConfig

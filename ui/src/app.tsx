@@ -1,0 +1,57 @@
+import { A, HashRouter, Route, type RouteSectionProps } from '@solidjs/router'
+import { lazy, Show } from 'solid-js'
+import { KeyPrompt } from './components/key-prompt.tsx'
+import { keyPrompt } from './auth.ts'
+
+const Chat = lazy(() => import('./pages/chat.tsx'))
+const Tasks = lazy(() => import('./pages/tasks.tsx'))
+const TaskDetail = lazy(() => import('./pages/task-detail.tsx'))
+const Schedules = lazy(() => import('./pages/schedules.tsx'))
+const Agents = lazy(() => import('./pages/agents.tsx'))
+const Settings = lazy(() => import('./pages/settings.tsx'))
+const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
+
+const NAV = [
+  ['/', 'Chat'],
+  ['/tasks', 'Tasks'],
+  ['/schedules', 'Schedules'],
+  ['/agents', 'Agents'],
+  ['/settings', 'Settings'],
+  ['/workspaces', 'Workspaces'],
+] as const
+
+function Layout(props: RouteSectionProps) {
+  return (
+    <div class="shell">
+      <nav class="topnav" aria-label="Main">
+        <span class="brand">popagent</span>
+        {NAV.map(([href, label]) => (
+          <A href={href} end={href === '/'} activeClass="active">
+            {label}
+          </A>
+        ))}
+      </nav>
+      <Show when={keyPrompt() === 'none'} fallback={<KeyPrompt reason={keyPrompt()} />}>
+        <main class="page">{props.children}</main>
+      </Show>
+    </div>
+  )
+}
+
+/** Hash routes: the edge serves one index.html, and links keep working after a reload. */
+export function App() {
+  return (
+    <HashRouter root={Layout}>
+      <Route path="/" component={Chat} />
+      <Route path="/sessions/:id" component={Chat} />
+      <Route path="/tasks" component={Tasks} />
+      <Route path="/tasks/:id" component={TaskDetail} />
+      <Route path="/schedules" component={Schedules} />
+      <Route path="/agents" component={Agents} />
+      <Route path="/agents/:id" component={Agents} />
+      <Route path="/settings" component={Settings} />
+      <Route path="/workspaces" component={Workspaces} />
+      <Route path="/workspaces/:id" component={Workspaces} />
+    </HashRouter>
+  )
+}
