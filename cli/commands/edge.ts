@@ -1,17 +1,21 @@
-import { connectPostgres } from '../../db/connect-postgres.ts'
+import { openPostgres } from '../../compute-host/database/postgres.ts'
 import { ConfigError } from '../../compute-host/env.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
 import { onShutdown } from '../shutdown.ts'
 
-/** `popagent edge`: the Node edge alone, reaching a separately running compute host. */
+/**
+ * `popagent edge`: the Node edge alone, reaching a separately running compute host. On Node it
+ * uses node-postgres, like the host (postgres.js can crash the process when PostgreSQL restarts:
+ * compute-host/database/postgres.ts); the Workers entry keeps postgres.js.
+ */
 export async function edge(source: Record<string, string | undefined>) {
   const config = parseEdgeConfig(source)
   if (!config.databaseUrl || !config.observabilityDatabaseUrl) {
     throw new ConfigError('popagent edge needs DATABASE_URL and OBSERVABILITY_DATABASE_URL')
   }
-  const application = connectPostgres(config.databaseUrl, { applicationName: 'popagent-edge' })
-  const observability = connectPostgres(config.observabilityDatabaseUrl, {
+  const application = openPostgres(config.databaseUrl, { applicationName: 'popagent-edge' })
+  const observability = openPostgres(config.observabilityDatabaseUrl, {
     max: 2,
     applicationName: 'popagent-edge',
   })

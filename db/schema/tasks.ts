@@ -15,26 +15,16 @@ import { timestamps } from './_columns.ts'
 import { sessions } from './sessions.ts'
 import { workspaces } from './workspaces.ts'
 
-/** Who owns a task or schedule. Fixed at creation (a trigger refuses changes). */
-export const TASK_SOURCES = ['user', 'self-update', 'build-maintenance'] as const
-export type TaskSource = (typeof TASK_SOURCES)[number]
+import {
+  TASK_KINDS,
+  TASK_SOURCES,
+  TASK_STATES,
+  type TaskKind,
+  type TaskSource,
+  type TaskState,
+} from '../task-enums.ts'
 
-export const TASK_STATES = [
-  'queued',
-  'running',
-  'cancelling',
-  'completed',
-  'failed',
-  'cancelled',
-  'dead-letter',
-] as const
-export type TaskState = (typeof TASK_STATES)[number]
-
-export const TERMINAL_TASK_STATES = ['completed', 'failed', 'cancelled', 'dead-letter'] as const
-
-/** `agent` is ordinary work; `remediation` investigates a permanently failed parent. */
-export const TASK_KINDS = ['agent', 'remediation'] as const
-export type TaskKind = (typeof TASK_KINDS)[number]
+export * from '../task-enums.ts'
 
 const time = () => timestamp({ withTimezone: true, mode: 'date' })
 const inList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(', ')})`)

@@ -1,22 +1,15 @@
 import { z } from 'zod'
+import { TASK_KINDS, TASK_SOURCES, TASK_STATES } from '../../db/task-enums.ts'
 import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
 
-export const TaskState = z.enum([
-  'queued',
-  'running',
-  'cancelling',
-  'completed',
-  'failed',
-  'cancelled',
-  'dead-letter',
-])
+export const TaskState = z.enum(TASK_STATES)
 export type TaskState = z.infer<typeof TaskState>
 
 /** A background task as the API shows it. */
 export const Task = z.object({
   id: z.string(),
-  source: z.enum(['user', 'self-update', 'build-maintenance']),
-  kind: z.enum(['agent', 'remediation']),
+  source: z.enum(TASK_SOURCES),
+  kind: z.enum(TASK_KINDS),
   workspaceId: z.string(),
   sessionId: z.string().nullable(),
   scheduleId: z.string().nullable(),
