@@ -415,10 +415,12 @@ export function createTaskRunner(options: RunnerOptions) {
         await loop
         const inflight = [...attempts.values()]
         for (const attempt of inflight) abort(attempt, 'shutdown')
+        let ackTimer: ReturnType<typeof setTimeout> | undefined
         await Promise.race([
           Promise.allSettled(inflight.map((a) => a.done)),
-          sleep(timing.abortAckMs),
+          new Promise((resolve) => (ackTimer = setTimeout(resolve, timing.abortAckMs))),
         ])
+        clearTimeout(ackTimer)
         await Promise.allSettled(unlisten.map((stop) => stop()))
         unlisten = []
         if (attempts.size === 0 && heartbeatTimer) {

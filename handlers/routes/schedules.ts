@@ -1,6 +1,8 @@
 import { Hono } from 'hono'
 import {
+  CronPreviewInput,
   CreateScheduleInput,
+  type CronPreviewAnswer,
   PatchScheduleInput,
   ScheduleParams,
 } from '../../runtime/contracts/schedules.ts'
@@ -37,6 +39,13 @@ export const schedules = new Hono<AppEnv>()
     const input = c.req.valid('json')
     const cron = await checkCron(c.var.host, input.cron)
     return c.json(await Schedules.create(c.var.db, { ...input, cron, source: 'user' }), 201)
+  })
+  // Checks an expression as it is typed (the UI's live preview); stores nothing. Croner's message
+  // comes back as a 400 INVALID_CRON, and a host that does not answer is a 503.
+  .post('/preview', validate('json', CronPreviewInput), async (c) => {
+    const { next, timezone } = await c.var.host.cronPreview(c.req.valid('json').cron)
+    const answer: CronPreviewAnswer = { next, timezone }
+    return c.json(answer, 200)
   })
   .patch(
     '/:id',

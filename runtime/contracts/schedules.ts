@@ -62,3 +62,10 @@ export const PatchScheduleInput = z
 export type PatchScheduleInput = z.infer<typeof PatchScheduleInput>
 
 export const ScheduleParams = z.strictObject({ id: ScheduleId })
+
+/** `POST /api/schedules/preview`: an expression to check before it is saved (nothing is stored). */
+export const CronPreviewInput = z.strictObject({ cron: Cron })
+export type CronPreviewInput = z.infer<typeof CronPreviewInput>
+
+/** The preview's answer: the next occurrences (ISO, ascending) in the server's timezone. */
+export type CronPreviewAnswer = { next: string[]; timezone: string }

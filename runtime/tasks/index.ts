@@ -70,15 +70,15 @@ export type NewTask = {
 }
 
 /**
- * Inserts a queued task and wakes the runners. Call it inside the caller's transaction when the
- * task belongs to a larger change (a schedule occurrence): the NOTIFY is delivered on commit.
+ * Inserts a queued task; the insert trigger (migration 0006) wakes the runners. Call it inside the
+ * caller's transaction when the task belongs to a larger change (a schedule occurrence): the
+ * NOTIFY is delivered on commit.
  */
 export async function enqueue(db: Db, input: NewTask): Promise<TaskRow> {
   const [row] = await db
     .insert(tasks)
     .values({ ...input, id: input.id ?? createId('task') })
     .returning()
-  await wake(db)
   return row!
 }
 

@@ -21,7 +21,7 @@ export type TestStack = {
   /** The edge app wired to this host, called in process with `request()`. */
   edge: (options?: { apiKey?: string }) => ReturnType<typeof createTestApp>
   /** Serves the edge on a real loopback port (for streaming and disconnect tests). */
-  listen(): Promise<string>
+  listen(options?: { apiKey?: string }): Promise<string>
   /** Every line the host logged, parsed. */
   logs: Record<string, unknown>[]
   /** Stops the compute host and starts a new one on the same databases. */
@@ -63,13 +63,14 @@ export async function startTestStack(
         hostToken: stack.host.token,
         ...edgeOptions,
       }),
-    async listen() {
+    async listen(listenOptions = {}) {
       // The edge keeps its own database handle, as a separately deployed edge would.
       const edgeDb = connectPostgres(database.url, { max: 4 })
       const edge = await startNodeEdge({
         config: parseEdgeConfig({
           POPAGENT_HOST_URL: stack.host.url,
           POPAGENT_HOST_TOKEN: stack.host.token,
+          ...(listenOptions.apiKey && { POPAGENT_API_KEY: listenOptions.apiKey }),
         }),
         db: edgeDb.db,
         observabilityDb: edgeDb.db,

@@ -1,4 +1,198 @@
-/** Placeholder until this page is built (in progress this session). */
-export default function Page() {
-  return <p>This page is being built.</p>
+import { A } from '@solidjs/router'
+import { createSignal, For, onMount, Show } from 'solid-js'
+import type { TaskState } from '../../../runtime/contracts/tasks.ts'
+import { api, ok } from '../api.ts'
+import { ErrorNote } from '../components/status.tsx'
+import {
+  createLoader,
+  createPolling,
+  describeError,
+  LIVE_STATES,
+  StateBadge,
+  when,
+} from './admin-kit.tsx'
+
+const FILTERS = [
+  'queued',
+  'running',
+  'cancelling',
+  'completed',
+  'failed',
+  'cancelled',
+  'dead-letter',
+] as const satisfies readonly TaskState[]
+
+/** Background tasks: the live list (polled while work is in flight) and a form to queue one. */
+export default function Tasks() {
+  const [state, setState] = createSignal<TaskState | ''>('')
+  const tasks = createLoader(() => {
+    const s = state()
+    return ok(api.tasks.$get({ query: s ? { state: s } : {} }))
+  })
+  const workspaces = createLoader(() => ok(api.workspaces.$get()))
+  const models = createLoader(() => ok(api.models.$get()))
+  onMount(() => void Promise.all([tasks.reload(), workspaces.reload(), models.reload()]))
+  createPolling(tasks.reload, () =>
+    (tasks.data()?.tasks ?? []).some((t) => LIVE_STATES.includes(t.state)),
+  )
+  const workspaceName = (id: string) =>
+    workspaces.data()?.workspaces.find((w) => w.id === id)?.name ?? id
+
+  return (
+    <section class="stack admin">
+      <div class="page-head">
+        <h1>Tasks</h1>
+        <label>
+          Show
+          <select
+            value={state()}
+            onChange={(e) => {
+              setState(e.currentTarget.value as TaskState | '')
+              void tasks.reload()
+            }}
+          >
+            <option value="">all states</option>
+            <For each={FILTERS}>{(s) => <option value={s}>{s}</option>}</For>
+          </select>
+        </label>
+      </div>
+      <CreateTask
+        workspaces={workspaces.data()?.workspaces ?? []}
+        models={models.data()}
+        onCreated={() => void tasks.reload()}
+      />
+      <ErrorNote error={tasks.error()} />
+      <Show when={tasks.data()}>
+        {(list) => (
+          <Show
+            when={list().tasks.length > 0}
+            fallback={<p class="muted">No tasks{state() ? ` in state ${state()}` : ''} yet.</p>}
+          >
+            <div class="table-wrap">
+              <table class="list" aria-label="Tasks">
+                <thead>
+                  <tr>
+                    <th>Task</th>
+                    <th>State</th>
+                    <th class="hide-narrow">Workspace</th>
+                    <th class="hide-narrow">Source</th>
+                    <th class="hide-narrow">Attempts</th>
+                    <th class="nowrap">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  <For each={list().tasks}>
+                    {(t) => (
+                      <tr data-task-id={t.id}>
+                        <td>
+                          <A href={`/tasks/${t.id}`}>{t.title}</A>
+                          <Show when={t.kind === 'remediation'}>
+                            {' '}
+                            <span class="badge">remediation</span>
+                          </Show>
+                        </td>
+                        <td>
+                          <StateBadge state={t.state} />
+                          <Show when={t.resolvedAt}>
+                            {' '}
+                            <span class="badge" title="Resolved by hand with evidence">
+                              resolved
+                            </span>
+                          </Show>
+                        </td>
+                        <td class="hide-narrow">{workspaceName(t.workspaceId)}</td>
+                        <td class="hide-narrow">{t.source}</td>
+                        <td class="hide-narrow">
+                          {t.attemptCount}/{t.maxAttempts}
+                        </td>
+                        <td class="nowrap">{when(t.createdAt)}</td>
+                      </tr>
+                    )}
+                  </For>
+                </tbody>
+              </table>
+            </div>
+          </Show>
+        )}
+      </Show>
+    </section>
+  )
+}
+
+type ModelList = { models: string[]; defaultModel: string; warning?: string }
+
+function CreateTask(props: {
+  workspaces: { id: string; name: string }[]
+  models: ModelList | undefined
+  onCreated: () => void
+}) {
+  const [workspaceId, setWorkspaceId] = createSignal('')
+  const [prompt, setPrompt] = createSignal('')
+  const [model, setModel] = createSignal('')
+  const [busy, setBusy] = createSignal(false)
+  const [error, setError] = createSignal<unknown>()
+  const chosenWorkspace = () => workspaceId() || props.workspaces[0]?.id || ''
+  const submit = async (e: SubmitEvent) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(undefined)
+    try {
+      await ok(
+        api.tasks.$post({
+          json: {
+            workspaceId: chosenWorkspace(),
+            prompt: prompt(),
+            ...(model() && { model: model() }),
+          },
+        }),
+      )
+      setPrompt('')
+      props.onCreated()
+    } catch (err) {
+      setError(describeError(err, { workspaceId: 'Workspace', prompt: 'Prompt', model: 'Model' }))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <form class="card stack" aria-label="New task" onSubmit={submit}>
+      <h2>New task</h2>
+      <div class="grid-form">
+        <label>
+          Workspace
+          <select
+            value={chosenWorkspace()}
+            onChange={(e) => setWorkspaceId(e.currentTarget.value)}
+            required
+          >
+            <For each={props.workspaces}>{(w) => <option value={w.id}>{w.name}</option>}</For>
+          </select>
+        </label>
+        <label>
+          Model
+          <select value={model()} onChange={(e) => setModel(e.currentTarget.value)}>
+            <option value="">Default{props.models ? ` (${props.models.defaultModel})` : ''}</option>
+            <For each={props.models?.models ?? []}>{(m) => <option value={m}>{m}</option>}</For>
+          </select>
+        </label>
+        <label class="wide">
+          Prompt
+          <textarea
+            rows={3}
+            value={prompt()}
+            onInput={(e) => setPrompt(e.currentTarget.value)}
+            placeholder="What should the agents do?"
+            required
+          />
+        </label>
+      </div>
+      <Show when={props.models?.warning}>{(warning) => <p class="field-hint">{warning()}</p>}</Show>
+      <div class="actions">
+        <button type="submit" disabled={busy()}>
+          Queue task
+        </button>
+      </div>
+      <ErrorNote error={error()} />
+    </form>
+  )
 }
