@@ -13,7 +13,6 @@ import { tasks } from '../db/schema/index.ts'
 import type { Db } from '../db/index.ts'
 import { rowsOf } from '../db/rows.ts'
 import { createId } from '../runtime/ids.ts'
-import { wake } from '../runtime/tasks/index.ts'
 import { createTestDatabase } from './support/database.ts'
 import { overlaps, spawnRunner, type RunnerChild } from './support/runner-child.ts'
 import { userTask, until } from './support/task-runner.ts'
@@ -27,7 +26,6 @@ async function addMany(db: Db, n: number, prompt: string) {
     }))
     await db.insert(tasks).values(rows)
   }
-  await wake(db)
 }
 
 const stateCounts = async (db: Db) =>

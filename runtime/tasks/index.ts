@@ -12,7 +12,7 @@ import type {
 import { createId } from '../ids.ts'
 import { WorkspaceNotFound } from '../sessions/errors.ts'
 import { assertExists } from '../workspaces/index.ts'
-import { TASK_CANCEL_CHANNEL, TASK_WAKE_CHANNEL } from './channels.ts'
+import { TASK_CANCEL_CHANNEL } from './channels.ts'
 import { TaskActive, TaskNotCancellable, TaskNotFound, TaskNotResolvable } from './errors.ts'
 
 export type TaskRow = typeof tasks.$inferSelect
@@ -80,11 +80,6 @@ export async function enqueue(db: Db, input: NewTask): Promise<TaskRow> {
     .values({ ...input, id: input.id ?? createId('task') })
     .returning()
   return row!
-}
-
-/** Wakes the runners (a NOTIFY; inside a transaction it is sent on commit). */
-export async function wake(db: Db): Promise<void> {
-  await db.execute(sql`select pg_notify(${TASK_WAKE_CHANNEL}, '')`)
 }
 
 /** A task from the API: source `user`, in a registered workspace (and session, when named). */

@@ -32,17 +32,20 @@ export class ApiError extends Error {
   }
 }
 
+/** The body type of a route's success answers (200/201), when it also declares error answers. */
+type Success<R> = R extends { status: 200 | 201; json(): Promise<infer T> } ? T : never
+
 /** The JSON body of a successful response, or an ApiError with the server's message. */
-export async function ok<T>(
-  response: Promise<{ ok: boolean; status: number; json(): Promise<T> }>,
-) {
-  let res: Awaited<typeof response>
+export async function ok<R extends { ok: boolean; status: number; json(): Promise<unknown> }>(
+  response: Promise<R>,
+): Promise<Success<R>> {
+  let res: R
   try {
     res = await response
   } catch {
     throw new ApiError(0, 'UNREACHABLE', 'popagent is not reachable; is the server running?')
   }
-  if (res.ok) return res.json()
+  if (res.ok) return (await res.json()) as Success<R>
   const body = (await res.json().catch(() => undefined)) as
     { error?: { code?: string; message?: string; data?: unknown } } | undefined
   throw new ApiError(

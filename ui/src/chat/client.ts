@@ -6,17 +6,10 @@ import type { ChatRequest } from '../../../runtime/contracts/chat.ts'
 import type { SaveSessionInput, SessionStatus } from '../../../runtime/contracts/sessions.ts'
 import { api, ApiError, ok } from '../api.ts'
 
-type Success<R> = R extends { status: 200 | 201; json(): Promise<infer T> } ? T : never
-
-/** `ok` typed by the success branch of a route that also declares its error answers (404, 409). */
-const success = <R extends { ok: boolean; status: number; json(): Promise<unknown> }>(
-  response: Promise<R>,
-) => ok(response) as Promise<Success<R>>
-
 export const listSessions = (status: SessionStatus, workspaceId?: string) =>
   ok(api.sessions.$get({ query: { status, ...(workspaceId && { workspaceId }) } }))
 
-export const getSession = (id: string) => success(api.sessions[':id'].$get({ param: { id } }))
+export const getSession = (id: string) => ok(api.sessions[':id'].$get({ param: { id } }))
 
 export const createSession = (workspaceId?: string) =>
   ok(api.sessions.$post({ json: workspaceId ? { workspaceId } : {} }))
@@ -26,9 +19,9 @@ export const patchSession = (id: string, json: { title?: string; archived?: bool
 
 /** Saves messages under the revision the UI saw; a stale one is an ApiError with status 409. */
 export const saveMessages = (id: string, json: SaveSessionInput) =>
-  success(api.sessions[':id'].$put({ param: { id }, json }))
+  ok(api.sessions[':id'].$put({ param: { id }, json }))
 
-export const deleteSession = (id: string) => success(api.sessions[':id'].$delete({ param: { id } }))
+export const deleteSession = (id: string) => ok(api.sessions[':id'].$delete({ param: { id } }))
 
 export const listWorkspaces = () => ok(api.workspaces.$get())
 

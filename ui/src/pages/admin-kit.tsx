@@ -111,6 +111,32 @@ export function inZone(iso: string, timeZone: string, style: 'full' | 'medium' =
 }
 
 /**
+ * A form's (or an action's) submission state: `run` clears the last error, marks it busy while
+ * the work runs, and keeps what went wrong — in words with field labels when `labels` is given,
+ * the error itself otherwise.
+ */
+export function createSubmission(labels?: Record<string, string>) {
+  const [busy, setBusy] = createSignal(false)
+  const [error, setError] = createSignal<unknown>()
+  return {
+    busy,
+    error,
+    setError,
+    async run(work: () => Promise<unknown>) {
+      setBusy(true)
+      setError(undefined)
+      try {
+        await work()
+      } catch (err) {
+        setError(labels ? describeError(err, labels) : err)
+      } finally {
+        setBusy(false)
+      }
+    },
+  }
+}
+
+/**
  * A destructive action behind an in-page confirmation: the first click asks, "Yes" runs it, and
  * the server's message shows if it fails.
  */
@@ -123,20 +149,12 @@ export function ConfirmAction(props: {
   onConfirm: () => Promise<unknown>
 }) {
   const [asking, setAsking] = createSignal(false)
-  const [busy, setBusy] = createSignal(false)
-  const [error, setError] = createSignal<unknown>()
-  const confirm = async () => {
-    setBusy(true)
-    setError(undefined)
-    try {
+  const { busy, error, run } = createSubmission()
+  const confirm = () =>
+    run(async () => {
       await props.onConfirm()
       setAsking(false)
-    } catch (err) {
-      setError(err)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   return (
     <span class="ask-first">
       <Show

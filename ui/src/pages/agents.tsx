@@ -8,7 +8,7 @@ import type {
 } from '../../../runtime/contracts/agents.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
-import { ConfirmAction, createLoader, describeError, StateBadge } from './admin-kit.tsx'
+import { ConfirmAction, createLoader, createSubmission, StateBadge } from './admin-kit.tsx'
 
 const WORKSPACE_ACCESS = [
   'none',
@@ -176,8 +176,7 @@ function AgentEditor(props: {
   const [tools, setTools] = createSignal<string[]>([...a.tools])
   const [newTool, setNewTool] = createSignal('')
   const [modelOverride, setModelOverride] = createSignal(a.modelOverride ?? '')
-  const [busy, setBusy] = createSignal(false)
-  const [error, setError] = createSignal<unknown>()
+  const { busy, error, setError, run } = createSubmission(AGENT_LABELS)
   const [quiet, setQuiet] = createSignal<string>()
   const modelChoices = () =>
     a.modelOverride && !props.models.includes(a.modelOverride)
@@ -218,19 +217,14 @@ function AgentEditor(props: {
     props.onSaving()
     const patch = changes()
     if (Object.keys(patch).length === 0) return setQuiet('Nothing changed.')
-    setBusy(true)
-    try {
+    await run(async () => {
       await ok(api.agents[':id'].$patch({ param: { id: a.id }, json: patch }))
       await props.onSaved(
         `Saved ${Object.keys(patch)
           .map((k) => AGENT_LABELS[k] ?? k)
           .join(', ')}.`,
       )
-    } catch (err) {
-      setError(describeError(err, AGENT_LABELS))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (
@@ -475,24 +469,15 @@ function SkillForm(props: {
   const [description, setDescription] = createSignal(s?.description ?? '')
   const [instructions, setInstructions] = createSignal(s?.instructions ?? '')
   const [enabled, setEnabled] = createSignal(s?.enabled ?? true)
-  const [busy, setBusy] = createSignal(false)
-  const [error, setError] = createSignal<unknown>()
-  const submit = async (e: SubmitEvent) => {
+  const { busy, error, run } = createSubmission(SKILL_LABELS)
+  const submit = (e: SubmitEvent) => {
     e.preventDefault()
     const patch: Record<string, unknown> = {}
     if (name() !== s?.name) patch.name = name()
     if (description() !== s?.description) patch.description = description()
     if (instructions() !== s?.instructions) patch.instructions = instructions()
     if (enabled() !== s?.enabled) patch.enabled = enabled()
-    setBusy(true)
-    setError(undefined)
-    try {
-      await props.onSave(patch as PatchSkillInput)
-    } catch (err) {
-      setError(describeError(err, SKILL_LABELS))
-    } finally {
-      setBusy(false)
-    }
+    return run(() => props.onSave(patch as PatchSkillInput))
   }
   return (
     <form class="stack" aria-label={props.title} onSubmit={submit}>

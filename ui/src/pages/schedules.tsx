@@ -9,6 +9,7 @@ import {
   describeError,
   inZone,
   StateBadge,
+  createSubmission,
 } from './admin-kit.tsx'
 
 const LABELS = {
@@ -173,8 +174,7 @@ function CreateSchedule(props: {
   const [model, setModel] = createSignal('')
   const [maxAttempts, setMaxAttempts] = createSignal('3')
   const [enabled, setEnabled] = createSignal(true)
-  const [busy, setBusy] = createSignal(false)
-  const [error, setError] = createSignal<unknown>()
+  const { busy, error, run } = createSubmission(LABELS)
   const [created, setCreated] = createSignal<string>()
   const [preview, setPreview] = createSignal<Preview>()
   const [checking, setChecking] = createSignal(false)
@@ -205,12 +205,10 @@ function CreateSchedule(props: {
   })
   onCleanup(() => clearTimeout(timer))
 
-  const submit = async (e: SubmitEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault()
-    setBusy(true)
-    setError(undefined)
     setCreated(undefined)
-    try {
+    return run(async () => {
       const schedule = await ok(
         api.schedules.$post({
           json: {
@@ -228,11 +226,7 @@ function CreateSchedule(props: {
       setName('')
       setPrompt('')
       props.onCreated()
-    } catch (err) {
-      setError(describeError(err, LABELS))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (

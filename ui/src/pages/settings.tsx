@@ -9,7 +9,7 @@ import type {
 } from '../../../runtime/contracts/settings.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
-import { createLoader, describeError, fieldProblems } from './admin-kit.tsx'
+import { createLoader, createSubmission, describeError, fieldProblems } from './admin-kit.tsx'
 
 /**
  * The four settings singletons as forms. Each form sends only the fields that changed; the server
@@ -270,9 +270,8 @@ function SettingsForm<K extends string>(props: {
   const [saved, setSaved] = createSignal<Values>()
   const [draft, setDraft] = createSignal<Record<string, string | boolean>>({})
   const [loadError, setLoadError] = createSignal<unknown>()
-  const [error, setError] = createSignal<unknown>()
+  const { busy, error, setError, run } = createSubmission()
   const [notice, setNotice] = createSignal<string>()
-  const [busy, setBusy] = createSignal(false)
   const accept = (values: Values) => {
     setSaved(values)
     setDraft(Object.fromEntries(fields.map((f) => [f.key, toInput(values[f.key])])))
@@ -299,18 +298,13 @@ function SettingsForm<K extends string>(props: {
     setNotice(undefined)
     const fieldsChanged = changed()
     if (fieldsChanged.length === 0) return setNotice('Nothing changed.')
-    setBusy(true)
-    try {
+    await run(async () => {
       const patch = Object.fromEntries(
         fieldsChanged.map((f) => [f.key, toWire(f, draft()[f.key]!)]),
       )
       accept((await props.save(patch)) as Values)
       setNotice(`Saved: ${fieldsChanged.map((f) => f.label).join(', ')}.`)
-    } catch (err) {
-      setError(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   const problems = () => fieldProblems(error())
 

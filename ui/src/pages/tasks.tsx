@@ -6,10 +6,10 @@ import { ErrorNote } from '../components/status.tsx'
 import {
   createLoader,
   createPolling,
-  describeError,
   LIVE_STATES,
   StateBadge,
   when,
+  createSubmission,
 } from './admin-kit.tsx'
 
 const FILTERS = [
@@ -129,14 +129,15 @@ function CreateTask(props: {
   const [workspaceId, setWorkspaceId] = createSignal('')
   const [prompt, setPrompt] = createSignal('')
   const [model, setModel] = createSignal('')
-  const [busy, setBusy] = createSignal(false)
-  const [error, setError] = createSignal<unknown>()
+  const { busy, error, run } = createSubmission({
+    workspaceId: 'Workspace',
+    prompt: 'Prompt',
+    model: 'Model',
+  })
   const chosenWorkspace = () => workspaceId() || props.workspaces[0]?.id || ''
-  const submit = async (e: SubmitEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
+    return run(async () => {
       await ok(
         api.tasks.$post({
           json: {
@@ -148,11 +149,7 @@ function CreateTask(props: {
       )
       setPrompt('')
       props.onCreated()
-    } catch (err) {
-      setError(describeError(err, { workspaceId: 'Workspace', prompt: 'Prompt', model: 'Model' }))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <form class="card stack" aria-label="New task" onSubmit={submit}>
