@@ -1,38 +1,69 @@
 /**
  * `npm run bench`: every figure is measured side by side with its baseline in the same run and
  * reported as the median of per-round ratios. `--quick` only proves the script works (CI);
- * the full mode is for people. Results also go to bench-results.json.
+ * the full mode is for people. `--only a,b` runs the named benches. Results, with the machine
+ * they were taken on, also go to bench-results.json.
  */
 import { writeFile } from 'node:fs/promises'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { benchAdmission } from './admission.ts'
+import { benchApiStack } from './api-stack.ts'
+import { benchChatTurn } from './chat-turn.ts'
+import { benchColdStart } from './cold-start.ts'
+import { benchCronLateness } from './cron-lateness.ts'
+import { benchHeapRetained } from './heap-retained.ts'
+import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
 
-const quick = process.argv.includes('--quick')
-type Result = { name: string; goal: string; ratio: number; detail: string; unit?: string }
-const results: Result[] = [
-  await benchAdmission(quick ? { rounds: 3, tasks: 2_000 } : { rounds: 15, tasks: 100_000 }),
-  ...(await benchStreamProxy(
-    quick
-      ? { rounds: 3, events: 500, ttfbSamples: 10 }
-      : { rounds: 11, events: 5_000, ttfbSamples: 101 },
-  )),
-  ...(await benchTaskRunner(
-    quick
-      ? { rounds: 3, tasks: 1_000, latencySamples: 30 }
-      : { rounds: 9, tasks: 10_000, latencySamples: 300 },
-  )),
-]
-
-console.log(`popagent bench (${quick ? 'quick' : 'full'})`)
-for (const r of results) {
-  const figure =
-    r.unit === 'ms'
-      ? `${r.ratio >= 0 ? '+' : ''}${r.ratio.toFixed(2)} ms`
-      : `${r.ratio.toFixed(2)}×`
-  console.log(`${r.name.padEnd(44)} ${figure.padStart(9)}  (goal ${r.goal})  ${r.detail}`)
+const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
+  'api-stack': benchApiStack,
+  'stream-proxy': benchStreamProxy,
+  'task-runner': benchTaskRunner,
+  admission: benchAdmission,
+  'cron-lateness': benchCronLateness,
+  'chat-turn': benchChatTurn,
+  'heap-retained': benchHeapRetained,
+  'cold-start': benchColdStart,
 }
+
+const quick = process.argv.includes('--quick')
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(benches)
+const unknown = only.filter((name) => !(name in benches))
+if (unknown.length) {
+  console.error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`)
+  process.exit(2)
+}
+
+const machine = {
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  loadBefore: loadavg().map((l) => Number(l.toFixed(2))),
+}
+const results: BenchResult[] = []
+for (const name of only) {
+  const began = performance.now()
+  const measured = await benches[name]!({ quick })
+  results.push(...measured)
+  console.error(`bench ${name}: ${((performance.now() - began) / 1000).toFixed(1)} s`)
+}
+
+const figure = (r: BenchResult) =>
+  r.unit
+    ? `${r.ratio >= 0 && r.unit === 'ms' ? '+' : ''}${r.ratio.toFixed(2)} ${r.unit}`
+    : `${r.ratio.toFixed(2)}×`
+console.log(`popagent bench (${quick ? 'quick' : 'full'}) on ${machine.cores} × ${machine.cpu}`)
+for (const r of results) {
+  const mark = r.met ? 'met' : 'NOT MET'
+  console.log(
+    `${r.name.padEnd(48)} ${figure(r).padStart(11)}  goal ${r.goal} (${mark})  ${r.detail}`,
+  )
+}
+const loadAfter = loadavg().map((l) => Number(l.toFixed(2)))
 await writeFile(
   'bench-results.json',
-  `${JSON.stringify({ quick, at: new Date().toISOString(), results }, null, 2)}\n`,
+  `${JSON.stringify({ quick, at: new Date().toISOString(), machine: { ...machine, loadAfter }, results }, null, 2)}\n`,
 )
