@@ -1,14 +1,16 @@
 /**
- * Background task runner against graphile-worker, the common PostgreSQL job queue for Node, on
- * the same server and database, with the same concurrency and no-op tasks.
+ * Background task runner against graphile-worker and pg-boss, the common PostgreSQL job queues
+ * for Node, on the same server and database (each in its own schema), with the same concurrency
+ * and no-op tasks.
  *
  * - Throughput: each round enqueues N tasks in bulk, then starts a worker and times it until
  *   every task has started and every completion is written (outstanding count 0), then stops it.
- *   Rounds alternate which queue goes first; the median per-round ratio is reported. Every
- *   task's starts are counted, so a duplicate (started twice) or a loss (never started) shows.
- * - Enqueue-to-start latency: with both workers idle, single tasks are added one at a time as an
+ *   The queues' order rotates from round to round; the median of the per-round ratios (ours over
+ *   each peer) is reported. Every task's starts are counted, so a duplicate (started twice) or a
+ *   loss (never started) shows, for every queue.
+ * - Enqueue-to-start latency: with every worker idle, single tasks are added one at a time as an
  *   application would (insert and wake); the time runs from just before the enqueue call to the
- *   executor's first line, in this process. Samples alternate between the queues.
+ *   executor's first line, in this process. Samples rotate between the queues.
  *
  * The database is a fresh one on BENCH_DATABASE_URL's (or TEST_DATABASE_URL's) server, or on a
  * throwaway embedded PostgreSQL when neither is set, and is dropped afterwards.
@@ -21,6 +23,7 @@ import { createDatabaseOnServer } from '../test/support/database.ts'
 import { startThrowawayPostgres } from '../test/support/throwaway-postgres.ts'
 import { median } from './admission.ts'
 import type { BenchMode, BenchResult } from './result.ts'
+import { pgBossQueue } from './task-runner-pgboss.ts'
 import { graphileQueue, popagentQueue, type Queue } from './task-runner-queues.ts'
 
 const CONCURRENCY = 16
@@ -74,7 +77,7 @@ async function throughputRound(queue: Queue, tasks: number): Promise<Round> {
   return { perSecond: (tasks * 1000) / ms, duplicates, losses }
 }
 
-/** Enqueue-to-start times of single tasks, alternating between the two (idle) queues. */
+/** Enqueue-to-start times of single tasks, rotating between the (idle) queues. */
 async function latencies(queues: Queue[], samples: number): Promise<number[][]> {
   const waiting = new Map<string, () => void>()
   const started = (key: string) => waiting.get(key)?.()
@@ -139,35 +142,46 @@ export async function benchTaskRunner({ quick }: BenchMode): Promise<BenchResult
   try {
     queues.push(popagentQueue(database.url, CONCURRENCY))
     queues.push(await graphileQueue(database.url, CONCURRENCY))
-    const [ours, theirs] = queues as [Queue, Queue]
+    queues.push(await pgBossQueue(database.url, CONCURRENCY))
+    const [ours, ...peers] = queues as [Queue, ...Queue[]]
     for (const queue of queues) await throughputRound(queue, Math.min(500, options.tasks)) // warm
-    const ratios: number[] = []
-    const rounds: Record<string, Round[]> = { [ours.name]: [], [theirs.name]: [] }
+    const rounds = new Map<Queue, Round[]>(queues.map((q) => [q, []]))
+    const ratios = new Map<Queue, number[]>(peers.map((q) => [q, []]))
     for (let round = 0; round < options.rounds; round++) {
-      const order = round % 2 === 0 ? [ours, theirs] : [theirs, ours]
+      const order = queues.map((_, i) => queues[(i + round) % queues.length]!)
       for (const queue of order)
-        rounds[queue.name]!.push(await throughputRound(queue, options.tasks))
-      ratios.push(rounds[ours.name]!.at(-1)!.perSecond / rounds[theirs.name]!.at(-1)!.perSecond)
+        rounds.get(queue)!.push(await throughputRound(queue, options.tasks))
+      const ourRate = rounds.get(ours)!.at(-1)!.perSecond
+      for (const peer of peers)
+        ratios.get(peer)!.push(ourRate / rounds.get(peer)!.at(-1)!.perSecond)
     }
-    const [oursMs, theirsMs] = (await latencies(queues, options.latencySamples)) as [
-      number[],
-      number[],
-    ]
-    const rate = (name: string) => Math.round(median(rounds[name]!.map((r) => r.perSecond)))
-    const count = (name: string, field: 'duplicates' | 'losses') =>
-      rounds[name]!.reduce((sum, r) => sum + r[field], 0)
-    return [
-      {
-        name: 'task runner throughput vs graphile-worker',
+    const times = await latencies(queues, options.latencySamples)
+    const oursMs = times[0]!
+    const rate = (q: Queue) => Math.round(median(rounds.get(q)!.map((r) => r.perSecond)))
+    const count = (field: 'duplicates' | 'losses') =>
+      queues.map((q) => rounds.get(q)!.reduce((sum, r) => sum + r[field], 0)).join('/')
+    const names = queues.map((q) => q.name).join('/')
+    const throughput = peers.map((peer): BenchResult => {
+      const ratio = median(ratios.get(peer)!)
+      return {
+        name: `task runner throughput vs ${peer.name}`,
         goal: '≥ 3×',
-        ratio: median(ratios),
-        met: median(ratios) >= 3,
+        ratio,
+        met: ratio >= 3,
         detail:
-          `${rate(ours.name)} vs ${rate(theirs.name)} no-op tasks/s (${options.tasks} tasks, ` +
-          `concurrency ${CONCURRENCY}, ${options.rounds} rounds); duplicates ` +
-          `${count(ours.name, 'duplicates')}/${count(theirs.name, 'duplicates')}, losses ` +
-          `${count(ours.name, 'losses')}/${count(theirs.name, 'losses')} (ours/theirs)`,
-      },
+          `${rate(ours)} vs ${rate(peer)} no-op tasks/s (${options.tasks} tasks, ` +
+          `concurrency ${CONCURRENCY}, ${options.rounds} rounds); duplicates ${count('duplicates')}, ` +
+          `losses ${count('losses')} (${names})`,
+      }
+    })
+    const peerLatency = peers
+      .map((peer, i) => {
+        const t = times[i + 1]!
+        return `${peer.name} p50 ${ms(percentile(t, 50))}, p99 ${ms(percentile(t, 99))}`
+      })
+      .join('; ')
+    return [
+      ...throughput,
       {
         name: 'task enqueue-to-start p99',
         goal: 'p99 ≤ 10 ms, none > 100 ms',
@@ -176,8 +190,7 @@ export async function benchTaskRunner({ quick }: BenchMode): Promise<BenchResult
         met: percentile(oursMs, 99) <= 10 && Math.max(...oursMs) <= 100,
         detail:
           `p50 ${ms(percentile(oursMs, 50))}, p99 ${ms(percentile(oursMs, 99))}, max ` +
-          `${ms(Math.max(...oursMs))}; graphile-worker p50 ${ms(percentile(theirsMs, 50))}, ` +
-          `p99 ${ms(percentile(theirsMs, 99))} (${options.latencySamples} samples each)`,
+          `${ms(Math.max(...oursMs))}; ${peerLatency} (${options.latencySamples} samples each)`,
       },
     ]
   } finally {

@@ -330,6 +330,31 @@ describe('cron scheduler', () => {
     assert.ok(lines.some((l) => l.level === 'error' && l.scheduleId === bad.id))
   })
 
+  test('start() wakes for the earliest next occurrence instead of waiting for the poll', async () => {
+    // A yearly expression, so croner's own occurrences never supersede the instant set here.
+    const schedule = await addSchedule(new Date(), '0 0 1 1 *')
+    const due = new Date(Date.now() + 300)
+    await database.db.update(schedules).set({ nextRunAt: due }).where(eq(schedules.id, schedule.id))
+    // The first pass finds nothing due; with a one-minute poll only the armed timer can fire it.
+    const scheduler = createScheduler({
+      db: hosts[0]!.db,
+      log: capturingLog().log,
+      intervalMs: 60_000,
+    })
+    scheduler.start()
+    try {
+      await until(async () => (await tasksOf(database.db, schedule.id)).length === 1, 2_000)
+      // Far inside the minute the poll would take, with room for a loaded machine (the bench
+      // cron-lateness measures the lateness itself).
+      const late = Date.now() - due.getTime()
+      assert.ok(late < 500, `fired ${late} ms after its occurrence`)
+      const [task] = await tasksOf(database.db, schedule.id)
+      assert.equal(task!.occurrenceAt!.getTime(), due.getTime())
+    } finally {
+      await scheduler.stop()
+    }
+  })
+
   test('start() ticks on its interval, survives a broken database, and stop() waits for the tick', async () => {
     const clock = testClock('2030-07-05T00:00:10Z')
     const schedule = await addSchedule(clock.now(), '*/15 * * * *')

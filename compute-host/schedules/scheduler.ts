@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte, min, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { scheduleFires, schedules } from '../../db/schema/index.ts'
 import { createId } from '../../runtime/ids.ts'
@@ -17,6 +17,10 @@ import { countBetween, latestUpTo, nextAfter, parseCron, type CronOptions } from
  * Catch-up, like anacron: when several occurrences of a schedule are overdue (the hosts were down),
  * only the most recent one fires and the skipped ones are counted in the log. A schedule whose
  * next occurrence is unset (just enabled) gets it computed from now, without firing.
+ *
+ * Timing: after each pass the timer is armed for the earliest known next occurrence, so a fire is
+ * late by a query, not by a poll; it never waits longer than `intervalMs`, which remains the
+ * fallback that finds schedules created or moved elsewhere (the API, another host).
  */
 export type Scheduler = {
   start(): void
@@ -33,6 +37,9 @@ const BATCH = 100
 // Skipped occurrences are counted up to this many (the log says "at least" beyond it).
 const SKIP_COUNT_CAP = 1_000
 
+/** One pass: the tasks it created and when the next one is due (now, when a batch was full). */
+type Pass = { fired: number; wakeAt: Date | undefined }
+
 export function createScheduler(options: {
   db: Db
   log: Logger
@@ -45,18 +52,25 @@ export function createScheduler(options: {
   const now = options.now ?? (() => new Date())
   const cronOptions: CronOptions = options.timezone ? { timezone: options.timezone } : {}
   const intervalMs = options.intervalMs ?? 1_000
-  let running: Promise<number> | undefined
+  let running: Promise<Pass> | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let stopped = true
 
   const isDue = (at: Date) =>
     and(eq(schedules.enabled, true), or(isNull(schedules.nextRunAt), lte(schedules.nextRunAt, at)))
 
-  async function materialise(): Promise<number> {
+  async function materialise(): Promise<Pass> {
     const at = now()
-    // A lock-free look first, so idle hosts do not queue on the lock every second.
-    const [any] = await db.select({ id: schedules.id }).from(schedules).where(isDue(at)).limit(1)
-    if (!any) return 0
+    // A lock-free look first, so idle hosts do not queue on the lock every second. It reads the
+    // earliest enabled schedule: unset or past means due, otherwise it is when to look again.
+    const [first] = await db
+      .select({ nextRunAt: schedules.nextRunAt })
+      .from(schedules)
+      .where(eq(schedules.enabled, true))
+      .orderBy(sql`${schedules.nextRunAt} asc nulls first`)
+      .limit(1)
+    if (!first) return { fired: 0, wakeAt: undefined }
+    if (first.nextRunAt && first.nextRunAt > at) return { fired: 0, wakeAt: first.nextRunAt }
     return db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${SCHEDULER_LOCK_KEY})`)
       const due = await tx
@@ -102,26 +116,36 @@ export function createScheduler(options: {
           })
           .where(eq(schedules.id, schedule.id))
       }
-      return fired
+      // A full batch may have left due schedules behind: go again at once.
+      if (due.length === BATCH) return { fired, wakeAt: at }
+      // Strictly after `at`: every wake-up then either finds something due (and moves it on) or
+      // finds the clock short of it, so the timer cannot spin on a schedule that stays due.
+      const [next] = await tx
+        .select({ at: min(schedules.nextRunAt) })
+        .from(schedules)
+        .where(and(eq(schedules.enabled, true), gt(schedules.nextRunAt, at)))
+      return { fired, wakeAt: next?.at ?? undefined }
     })
   }
 
-  function tick(): Promise<number> {
+  function pass(): Promise<Pass> {
     running ??= materialise().finally(() => (running = undefined))
     return running
   }
 
   async function loop() {
+    let delay = intervalMs
     try {
-      await tick()
+      const { wakeAt } = await pass()
+      if (wakeAt) delay = Math.min(intervalMs, Math.max(0, wakeAt.getTime() - now().getTime()))
     } catch (error) {
       log.error('schedule materialisation failed; retrying', { error })
     }
-    if (!stopped) timer = setTimeout(loop, intervalMs).unref()
+    if (!stopped) timer = setTimeout(loop, delay).unref()
   }
 
   return {
-    tick,
+    tick: () => pass().then((p) => p.fired),
     start() {
       if (!stopped) return
       stopped = false

@@ -6,7 +6,15 @@ import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
 import { classify, DEFAULT_BACKOFF, TaskFailure, type Backoff } from './failure-policy.ts'
 import { createLifecycle, type TaskObserver } from './lifecycle.ts'
-import { claim, completeMany, finish, heartbeat, recoverAbandoned, type Settled } from './queue.ts'
+import {
+  adoptClaims,
+  claim,
+  completeAndClaim,
+  finish,
+  heartbeat,
+  recoverAbandoned,
+  type Settled,
+} from './queue.ts'
 import { appendActivity } from './transcript.ts'
 
 /** What an executor gets for one attempt. */
@@ -169,11 +177,12 @@ export function createTaskRunner(options: RunnerOptions) {
           lastRecovery = Date.now()
           await recover()
         }
-        const free = timing.concurrency - attempts.size
-        if (free > 0 && !stopRequested) {
-          const claimed = await claim(db, runnerId, free)
-          for (const task of claimed) launch(task)
-          if (claimed.length === free) continue
+        if (timing.concurrency - attempts.size > 0 && !stopRequested) {
+          const { claimed, room } = await claiming(async (room) => ({
+            claimed: room > 0 ? await claim(db, runnerId, room) : [],
+            room,
+          }))
+          if (room > 0 && claimed.length === room) continue
         }
       } catch (error) {
         databaseLostAt = Date.now()
@@ -185,12 +194,55 @@ export function createTaskRunner(options: RunnerOptions) {
     }
   }
 
+  // Claims run one at a time (the loop's, and those combined with a batch of completions), so
+  // the free slots each one counts are not counted twice, and a claim whose reply was lost can
+  // be taken over before the next one.
+  let claimQueue: Promise<unknown> = Promise.resolve()
+  // When the earliest claim whose reply was lost was sent (undefined: none), and when this
+  // runner started: a lost claim's rows were claimed between the two and now.
+  let adoptSince: number | undefined
+  let startedAt = Date.now()
+  function claiming<T extends { claimed: TaskRow[] }>(
+    work: (room: number) => Promise<T>,
+    freed = 0,
+  ): Promise<T> {
+    const step = claimQueue.then(async () => {
+      if (adoptSince !== undefined) {
+        // A claim commits after it is sent; the margin covers timer granularity only, and no
+        // window reaches back before this runner started.
+        const withinMs = Math.min(Date.now() - adoptSince + 50, Date.now() - startedAt)
+        const adopted = await adoptClaims(db, runnerId, [...attempts.keys()], withinMs)
+        adoptSince = undefined
+        for (const task of adopted) {
+          log.warn('task claim taken over after its reply was lost', { taskId: task.id })
+          launch(task)
+        }
+      }
+      const room = running && !stopRequested ? timing.concurrency - attempts.size + freed : 0
+      const sentAt = Date.now()
+      let result: T
+      try {
+        result = await work(Math.max(0, room))
+      } catch (error) {
+        // The claim may have committed without this runner hearing of it.
+        if (room > 0) adoptSince ??= sentAt
+        throw error
+      }
+      // Launched before the next claim counts the slots.
+      for (const task of result.claimed) launch(task)
+      return result
+    })
+    claimQueue = step.catch(() => undefined)
+    return step
+  }
+
   function launch(task: TaskRow) {
     const controller = new AbortController()
     const attempt: Attempt = { task, controller, settled: false, done: Promise.resolve() }
     attempts.set(task.id, attempt)
     attempt.done = runAttempt(attempt).finally(() => {
-      attempts.delete(task.id)
+      // A claim taken again after a lost one may have started a newer attempt under this id.
+      if (attempts.get(task.id) === attempt) attempts.delete(task.id)
       // The last straggler of a stopped runner takes the heartbeat with it.
       if (!running && attempts.size === 0 && heartbeatTimer) {
         clearInterval(heartbeatTimer)
@@ -269,7 +321,8 @@ export function createTaskRunner(options: RunnerOptions) {
     await announce(row, task, settled)
   }
 
-  // Successful attempts that end in the same turn of the event loop are recorded together.
+  // Successful attempts that end in the same turn of the event loop are recorded together, in the
+  // statement that claims the work for the slots they free.
   let completions: Array<{
     task: TaskRow
     result: string
@@ -285,8 +338,12 @@ export function createTaskRunner(options: RunnerOptions) {
     const batch = completions
     completions = []
     try {
-      const rows = await completeMany(db, batch)
-      const byId = new Map(rows.map((r) => [r.id, r]))
+      // The batch's attempts still hold their slots; their ends are written by this statement.
+      const { completed } = await claiming(
+        (room) => completeAndClaim(db, batch, runnerId, room),
+        batch.length,
+      )
+      const byId = new Map(completed.map((r) => [r.id, r]))
       for (const entry of batch) entry.done(byId.get(entry.task.id) ?? null)
     } catch (error) {
       databaseLostAt = Date.now()
@@ -395,6 +452,7 @@ export function createTaskRunner(options: RunnerOptions) {
           return
         }
         running = true
+        startedAt = Date.now()
         loop = runLoop()
       })
       serial = step.catch(() => undefined)
@@ -413,6 +471,8 @@ export function createTaskRunner(options: RunnerOptions) {
         if (!running) return
         running = false
         await loop
+        // A claim combined with completions may still be launching; after it, none claims more.
+        await claimQueue
         const inflight = [...attempts.values()]
         for (const attempt of inflight) abort(attempt, 'shutdown')
         let ackTimer: ReturnType<typeof setTimeout> | undefined

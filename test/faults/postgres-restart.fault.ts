@@ -1,0 +1,180 @@
+/**
+ * PostgreSQL restarts under task load on real compute hosts: two `popagent host` processes on a
+ * throwaway server that is stopped and started again several times mid-load. The hosts must
+ * reconnect rather than exit, every task must end completed, none may run twice at once, and the
+ * time until work resumes after each restart is measured.
+ */
+import assert from 'node:assert/strict'
+import { gt, inArray, min, or } from 'drizzle-orm'
+import { test } from 'node:test'
+import { tasks } from '../../db/schema/index.ts'
+import type { TaskRow } from '../../runtime/tasks/index.ts'
+import { until } from '../support/task-runner.ts'
+import { startThrowawayPostgres } from '../support/throwaway-postgres.ts'
+import { faultMode, recordFigures, sized } from './mode.ts'
+import { startFaultStack } from './support/process-faults/fault-stack.ts'
+import { concurrentDuplicates } from './support/process-faults/recording-proxy.ts'
+import { account, enqueueMarked, isFinal, percentile } from './support/process-faults/task-load.ts'
+
+const TASKS = sized(100, 600)
+const RESTARTS = sized(2, 10)
+const LEASE_MS = 3_000
+
+const countBy = (values: string[]) =>
+  Object.fromEntries([...new Set(values)].map((v) => [v, values.filter((x) => x === v).length]))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min))
+
+type Restart = {
+  downMs: number
+  downAt: number
+  upAt: number
+  completedMs: number
+  claimedMs: number
+}
+
+test(
+  `PostgreSQL restarts under load (${faultMode}: ${RESTARTS} restarts, ${TASKS} tasks)`,
+  { timeout: sized(150_000, 900_000) },
+  async () => {
+    const server = await startThrowawayPostgres()
+    const stack = await startFaultStack({
+      server: server.url,
+      hosts: 2,
+      leaseMs: LEASE_MS,
+      concurrency: 4,
+      pollMs: 250,
+      holdMs: { min: 50, max: 200 },
+    }).catch(async (error) => {
+      await server.stop()
+      throw error
+    })
+    const { db } = stack.handle
+    try {
+      const ids: string[] = []
+      const feed = async (count: number) => {
+        const from = ids.length
+        ids.push(...(await enqueueMarked(db, from, count)).map((r) => r.id))
+      }
+      const seen = (at: number) =>
+        new Set(stack.proxy.calls.filter((c) => c.start < at).map((c) => c.marker))
+      // Work arrives in portions, one before each restart, so every restart lands in load.
+      const portion = Math.ceil(TASKS / (RESTARTS + 1))
+      const restarts: Restart[] = []
+      for (let r = 0; r < RESTARTS; r++) {
+        await feed(portion)
+        await sleep(between(500, 2_000))
+        const downMs = between(300, 2_000)
+        const downAt = Date.now()
+        await server.restart({ downMs })
+        const upAt = Date.now()
+        // A fresh task right after the restart: found only through a reconnected listener or
+        // poll (the first statements on a pool's old connections may still fail, so retried).
+        await until(
+          () =>
+            feed(1).then(
+              () => true,
+              () => false,
+            ),
+          30_000,
+          'enqueue after restart',
+        )
+        // Resumed: an attempt's end written after the restart, and a task started that had not
+        // started before it (a fresh claim, through the runner's reconnected connections).
+        const completedAt = async () => {
+          const [row] = await db
+            .select({ at: min(tasks.finishedAt) })
+            .from(tasks)
+            .where(gt(tasks.finishedAt, new Date(upAt)))
+          return row?.at?.getTime()
+        }
+        let completed: number | undefined
+        await until(
+          async () => {
+            // A host that exited will not resume anything: say so at once, with its last words.
+            for (const host of stack.everyHost) {
+              assert.ok(host.alive(), `${host.name} exited:\n${host.lastWords()}`)
+            }
+            completed = await completedAt().catch(() => undefined)
+            return completed !== undefined
+          },
+          60_000,
+          'a completion after the restart',
+        )
+        const before = seen(upAt)
+        await until(
+          () => stack.proxy.calls.some((c) => c.start >= upAt && !before.has(c.marker)),
+          60_000,
+          'a new task after the restart',
+        )
+        const claimed = stack.proxy.calls.find((c) => c.start >= upAt && !before.has(c.marker))!
+        restarts.push({
+          downMs,
+          downAt,
+          upAt,
+          completedMs: completed! - upAt,
+          claimedMs: claimed.start - upAt,
+        })
+      }
+      await feed(TASKS - ids.length)
+
+      const settled = async () => {
+        const rows = await db
+          .select({ state: tasks.state })
+          .from(tasks)
+          .where(or(inArray(tasks.id, ids), inArray(tasks.parentTaskId, ids)))
+        return rows.length >= ids.length && rows.every(isFinal)
+      }
+      await until(settled, sized(90_000, 600_000), 'every task to end')
+
+      const outcome = await account(db, ids)
+      // docs/tasks.md: user work fails after an execution error and is never replayed, so an
+      // attempt that met the outage fails by policy; its one remediation must then end. Any other
+      // task that did not complete is lost.
+      const inOutage = (t: TaskRow) =>
+        t.state === 'failed' &&
+        restarts.some(
+          (r) =>
+            (t.claimedAt?.getTime() ?? 0) <= r.upAt && (t.finishedAt?.getTime() ?? 0) >= r.downAt,
+        ) &&
+        outcome.remediations.some((m) => m.parentTaskId === t.id && isFinal(m))
+      const failedInOutage = outcome.lost.filter(inOutage)
+      const lost = outcome.lost.filter((t) => !inOutage(t))
+      const duplicates = concurrentDuplicates(stack.proxy.calls)
+      const completedMs = restarts.map((r) => r.completedMs)
+      const claimedMs = restarts.map((r) => r.claimedMs)
+      const figures = {
+        tasks: ids.length,
+        restarts: restarts.length,
+        downMs: restarts.map((r) => r.downMs),
+        completed: outcome.completed,
+        failedInOutage: failedInOutage.length,
+        failedInOutageClasses: countBy(failedInOutage.map((t) => t.lastErrorClass ?? 'none')),
+        lost: lost.length,
+        replays: outcome.replays,
+        remediations: outcome.remediations.length,
+        concurrentDuplicates: duplicates.length,
+        hostsAlive: stack.hosts.filter((h) => h.alive()).length,
+        hostProcessesStarted: stack.everyHost.length,
+        // Server back → the first attempt end written / the first new task's model request.
+        resumeCompletionMs: { p50: percentile(completedMs, 50), max: percentile(completedMs, 100) },
+        resumeNewTaskMs: { p50: percentile(claimedMs, 50), max: percentile(claimedMs, 100) },
+        modelRequests: stack.proxy.calls.length,
+      }
+      await recordFigures('postgres-restart', figures)
+
+      for (const host of stack.everyHost) {
+        assert.ok(host.alive(), `${host.name} exited:\n${host.lastWords()}`)
+      }
+      assert.deepEqual(
+        lost.map((t) => `${t.title} ${t.state} ${t.lastErrorClass}: ${t.lastError}`),
+        [],
+        'tasks lost (not completed, and not failed by policy during an outage)',
+      )
+      assert.deepEqual(duplicates, [], 'a task ran twice at once')
+    } finally {
+      await stack.stop()
+      await server.stop()
+    }
+  },
+)

@@ -1,0 +1,99 @@
+/**
+ * Task load for the process faults: real user tasks, each with a unique marker in its prompt,
+ * answered by the scripted gateway after a hold, and the final accounting of what became of them.
+ */
+import { inArray } from 'drizzle-orm'
+import { DEFAULT_WORKSPACE_ID } from '../../../../db/data-migrations/0002-register-default-workspace.ts'
+import type { Db } from '../../../../db/index.ts'
+import { tasks } from '../../../../db/schema/index.ts'
+import * as Settings from '../../../../runtime/settings/index.ts'
+import { enqueue, type TaskRow } from '../../../../runtime/tasks/index.ts'
+import type { ScriptedGateway } from '../../../support/scripted-gateway.ts'
+import { MARKER } from './recording-proxy.ts'
+
+export const MODEL = 'test/model'
+
+/** The runner settings the hosts read (every second) from PostgreSQL. */
+export async function configureTasks(db: Db, timing: { concurrency: number; pollMs: number }) {
+  await Settings.agentRuntime.patch(db, {
+    modelSource: 'configured',
+    configuredModel: MODEL,
+    taskConcurrency: timing.concurrency,
+    taskPollIntervalMs: timing.pollMs,
+  })
+}
+
+/** Every model request is answered after a random hold, so kills land inside requests. */
+export function holdAnswers(gateway: ScriptedGateway, holdMs: { min: number; max: number }) {
+  gateway.respondWith((request) => {
+    const marker = JSON.stringify(request.body?.messages ?? []).match(MARKER)?.[1] ?? 'none'
+    const delayMs = holdMs.min + Math.floor(Math.random() * (holdMs.max - holdMs.min))
+    return { text: `done ${marker}`, delayMs }
+  })
+}
+
+export const markerOf = (n: number) => `job-${String(n).padStart(5, '0')}`
+
+/** Enqueues user tasks `from`..`from + count - 1`, as the API would (source `user`). */
+export async function enqueueMarked(db: Db, from: number, count: number): Promise<TaskRow[]> {
+  const rows: TaskRow[] = []
+  for (let n = from; n < from + count; n++) {
+    rows.push(
+      await enqueue(db, {
+        source: 'user',
+        workspaceId: DEFAULT_WORKSPACE_ID,
+        title: markerOf(n),
+        prompt: `[${markerOf(n)}] Reply with the word done.`,
+      }),
+    )
+  }
+  return rows
+}
+
+const FINAL = new Set(['completed', 'failed', 'cancelled', 'dead-letter'])
+
+export type Accounting = {
+  completed: number
+  /** Dead-lettered because every attempt was interrupted: the recovery rule of docs/tasks.md. */
+  deadLetteredByPolicy: number
+  /** Not final, or final in a way the policy does not explain (must be 0). */
+  lost: TaskRow[]
+  /** Attempts beyond the first across all tasks: interrupted work that was replayed. */
+  replays: number
+  remediations: TaskRow[]
+}
+
+/**
+ * What became of the tasks. With a gateway that always answers, a user task may only complete,
+ * or be dead-lettered when all its attempts were interrupted (recovery requeues below the attempt
+ * limit and dead-letters at it). Anything else — still queued or running, failed, or
+ * dead-lettered for another reason — counts as lost.
+ */
+export async function account(db: Db, ids: string[]): Promise<Accounting> {
+  const rows = await db.select().from(tasks).where(inArray(tasks.id, ids))
+  const remediations = await db.select().from(tasks).where(inArray(tasks.parentTaskId, ids))
+  const byPolicy = (t: TaskRow) =>
+    t.state === 'dead-letter' &&
+    t.lastErrorClass === 'interrupted' &&
+    t.attemptCount >= t.maxAttempts
+  const lost = rows.filter((t) => t.state !== 'completed' && !byPolicy(t))
+  if (rows.length !== ids.length) {
+    const seen = new Set(rows.map((r) => r.id))
+    for (const id of ids.filter((i) => !seen.has(i))) lost.push({ id } as TaskRow)
+  }
+  return {
+    completed: rows.filter((t) => t.state === 'completed').length,
+    deadLetteredByPolicy: rows.filter(byPolicy).length,
+    lost,
+    replays: rows.reduce((sum, t) => sum + Math.max(0, t.attemptCount - 1), 0),
+    remediations,
+  }
+}
+
+export const isFinal = (t: Pick<TaskRow, 'state'>) => FINAL.has(t.state)
+
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
