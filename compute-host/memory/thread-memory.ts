@@ -17,6 +17,11 @@ export const MEMORY_RESOURCE_ID = 'popagent-user'
  */
 export function createThreadMemory(options: { handle: DatabaseHandle; models: GatewayModels }) {
   const pool = new pg.Pool(options.handle.pgPoolConfig())
+  // A client losing its server (a PostgreSQL restart) emits 'error'; unhandled, that kills the
+  // host. The query in flight is rejected either way, and the pool reconnects on the next one.
+  const ignore = () => {}
+  pool.on('error', ignore)
+  pool.on('connect', (client) => client.on('error', ignore))
   const storage = new PostgresStore({ id: 'popagent', pool, schemaName: 'mastra' })
   let current: { key: string; memory: Memory } | undefined
   const plain = new Memory({ storage })

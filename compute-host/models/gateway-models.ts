@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { wrapLanguageModel } from 'ai'
 import { holdLeaseForStream, type AdmissionQueue } from './admission-queue.ts'
+import { redactingFetch } from './redacting-fetch.ts'
 
 /**
  * An AI SDK v4-specification language model as the pinned provider builds it, the type Mastra's
@@ -35,7 +36,7 @@ export function createGatewayModels(options: {
     baseURL: options.url.replace(/\/+$/, ''),
     ...(options.apiKey && { apiKey: options.apiKey }),
     includeUsage: true,
-    ...(options.fetch && { fetch: options.fetch }),
+    fetch: redactingFetch(options.apiKey, options.fetch),
   })
   const { queue, isLocal } = options.localModels
 

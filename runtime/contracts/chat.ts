@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { SessionId, WorkspaceId } from '../ids.ts'
 import { UiMessage } from './sessions.ts'
+import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
  * `POST /api/chat`: the only things a client decides for a turn. Tools, step limits, prompts and
@@ -11,7 +12,10 @@ export const ChatRequest = z.strictObject({
   workspaceId: WorkspaceId,
   model: z.string().trim().min(1).max(200).optional(),
   // Only the newest user message: Mastra rebuilds history from the session's thread.
-  message: UiMessage.refine((m) => m.role === 'user', 'the message must be a user message'),
+  message: UiMessage.refine((m) => m.role === 'user', 'the message must be a user message').refine(
+    isStorable,
+    UNSTORABLE_MESSAGE,
+  ),
 })
 export type ChatRequest = z.infer<typeof ChatRequest>
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SessionId, WorkspaceId } from '../ids.ts'
+import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
  * Session wire types shared by the handlers, the UI and the CLI. Never redeclare these shapes on
@@ -11,7 +12,8 @@ export const UiMessage = z.looseObject({
   id: z.string().min(1).max(200),
   role: z.enum(['system', 'user', 'assistant']),
   parts: z.array(z.looseObject({ type: z.string().min(1).max(100) })).max(10_000),
-  metadata: z.unknown().optional(),
+  // An object when present: Mastra adds its own keys to a message's metadata.
+  metadata: z.record(z.string(), z.unknown()).optional(),
 })
 export type UiMessage = z.infer<typeof UiMessage>
 
@@ -39,10 +41,7 @@ export type CreateSessionInput = z.infer<typeof CreateSessionInput>
 
 export const SaveSessionInput = z.strictObject({
   revision: z.number().int().min(0),
-  messages: z
-    .array(UiMessage)
-    .max(5_000)
-    .refine((m) => NO_NUL(JSON.stringify(m)), 'must not contain a NUL character (\\u0000)'),
+  messages: z.array(UiMessage).max(5_000).refine(isStorable, UNSTORABLE_MESSAGE),
   // A suggested title (for example from the first message); ignored once the user renamed.
   title: Title.optional(),
 })
