@@ -68,7 +68,13 @@ export async function startComputeHost(
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
     // Independent start-up work, side by side.
-    const [sandbox] = await Promise.all([checkSandbox(), memory.init()])
+    // Mastra's table set-up is not safe against another host doing it at the same moment (an
+    // index creation loses with 23505); the loser's retry finds everything in place.
+    const threadMemory = memory
+    const [sandbox] = await Promise.all([
+      checkSandbox(),
+      retry(() => threadMemory.init(), MIGRATION_ATTEMPTS, log),
+    ])
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
     const redact = createRedactor(secrets)
     const workspaceRoot = await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT)
