@@ -31,8 +31,7 @@ export function createHostApp($: HostResources, token: string) {
   const requireToken = createMiddleware(async (c, next) => {
     const header = c.req.header('authorization') ?? ''
     const given = header.startsWith('Bearer ') ? header.slice(7) : ''
-    if (!(await secretsEqual(given, token)))
-      return c.json(errorBody('UNAUTHORIZED', 'bad host token'), 401)
+    if (!secretsEqual(given, token)) return c.json(errorBody('UNAUTHORIZED', 'bad host token'), 401)
     await next()
   })
 

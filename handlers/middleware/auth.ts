@@ -13,7 +13,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const expected = c.var.config.apiKey
   if (expected === undefined) return next()
   const given = c.req.header(API_KEY_HEADER)
-  if (given === undefined || !(await secretsEqual(given, expected))) {
+  if (given === undefined || !secretsEqual(given, expected)) {
     return c.json(errorBody('UNAUTHORIZED', `missing or wrong ${API_KEY_HEADER} header`), 401)
   }
   await next()
