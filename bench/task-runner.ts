@@ -16,12 +16,10 @@
  * throwaway embedded PostgreSQL when neither is set, and is dropped afterwards.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { migrateDatabase } from '../compute-host/database/migrate.ts'
-import { openPostgres } from '../compute-host/database/postgres.ts'
 import { createId } from '../runtime/ids.ts'
-import { createDatabaseOnServer } from '../test/support/database.ts'
-import { startThrowawayPostgres } from '../test/support/throwaway-postgres.ts'
 import { median } from './admission.ts'
+import { percentile } from './cron-lateness.ts'
+import { benchDatabase } from './database.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { pgBossQueue } from './task-runner-pgboss.ts'
 import { graphileQueue, popagentQueue, type Queue } from './task-runner-queues.ts'
@@ -105,33 +103,7 @@ async function latencies(queues: Queue[], samples: number): Promise<number[][]> 
   return times
 }
 
-/** Nearest-rank percentile. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
 const ms = (value: number) => `${value.toFixed(1)} ms`
-
-/** A fresh, migrated database for one bench run, dropped (with its throwaway server) after. */
-async function benchDatabase() {
-  const given = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
-  const server = given ? undefined : await startThrowawayPostgres()
-  const created = await createDatabaseOnServer(given ?? server!.url)
-  const handle = openPostgres(created.url, { max: 1 })
-  try {
-    await migrateDatabase(handle)
-  } finally {
-    await handle.close()
-  }
-  return {
-    url: created.url,
-    async drop() {
-      await created.drop()
-      await server?.stop()
-    },
-  }
-}
 
 export async function benchTaskRunner({ quick }: BenchMode): Promise<BenchResult[]> {
   const options: Options = quick
