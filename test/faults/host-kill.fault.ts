@@ -13,7 +13,12 @@ import { until } from '../support/task-runner.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startFaultStack } from './support/process-faults/fault-stack.ts'
 import { concurrentDuplicates } from './support/process-faults/recording-proxy.ts'
-import { account, enqueueMarked, isFinal, percentile } from './support/process-faults/task-load.ts'
+import {
+  account,
+  enqueueMarked,
+  everyTaskFinal,
+  percentile,
+} from './support/process-faults/task-load.ts'
 
 const TASKS = sized(100, 1_000)
 const KILLS = sized(3, 20)
@@ -77,14 +82,7 @@ test(
       }
       await feed(TASKS - ids.length)
 
-      const settled = async () => {
-        const rows = await db
-          .select({ state: tasks.state })
-          .from(tasks)
-          .where(or(inArray(tasks.id, ids), inArray(tasks.parentTaskId, ids)))
-        return rows.length >= ids.length && rows.every(isFinal)
-      }
-      await until(settled, sized(90_000, 600_000), 'every task to end')
+      await until(() => everyTaskFinal(db, ids), sized(90_000, 600_000), 'every task to end')
 
       const outcome = await account(db, ids)
       const duplicates = concurrentDuplicates(stack.proxy.calls)

@@ -5,7 +5,7 @@
  * time until work resumes after each restart is measured.
  */
 import assert from 'node:assert/strict'
-import { gt, inArray, min, or } from 'drizzle-orm'
+import { gt, min } from 'drizzle-orm'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import type { TaskRow } from '../../runtime/tasks/index.ts'
@@ -14,7 +14,13 @@ import { startThrowawayPostgres } from '../support/throwaway-postgres.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startFaultStack } from './support/process-faults/fault-stack.ts'
 import { concurrentDuplicates } from './support/process-faults/recording-proxy.ts'
-import { account, enqueueMarked, isFinal, percentile } from './support/process-faults/task-load.ts'
+import {
+  account,
+  enqueueMarked,
+  everyTaskFinal,
+  isFinal,
+  percentile,
+} from './support/process-faults/task-load.ts'
 
 const TASKS = sized(100, 600)
 const RESTARTS = sized(2, 10)
@@ -118,14 +124,7 @@ test(
       }
       await feed(TASKS - ids.length)
 
-      const settled = async () => {
-        const rows = await db
-          .select({ state: tasks.state })
-          .from(tasks)
-          .where(or(inArray(tasks.id, ids), inArray(tasks.parentTaskId, ids)))
-        return rows.length >= ids.length && rows.every(isFinal)
-      }
-      await until(settled, sized(90_000, 600_000), 'every task to end')
+      await until(() => everyTaskFinal(db, ids), sized(90_000, 600_000), 'every task to end')
 
       const outcome = await account(db, ids)
       // docs/tasks.md: user work fails after an execution error and is never replayed, so an

@@ -2,7 +2,7 @@
  * Task load for the process faults: real user tasks, each with a unique marker in its prompt,
  * answered by the scripted gateway after a hold, and the final accounting of what became of them.
  */
-import { inArray } from 'drizzle-orm'
+import { inArray, or } from 'drizzle-orm'
 import { DEFAULT_WORKSPACE_ID } from '../../../../db/data-migrations/0002-register-default-workspace.ts'
 import type { Db } from '../../../../db/index.ts'
 import { tasks } from '../../../../db/schema/index.ts'
@@ -96,4 +96,13 @@ export function percentile(values: number[], p: number): number | null {
   if (values.length === 0) return null
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+/** Whether every task of the load, and every remediation task of theirs, has reached a final state. */
+export async function everyTaskFinal(db: Db, ids: string[]): Promise<boolean> {
+  const rows = await db
+    .select({ state: tasks.state })
+    .from(tasks)
+    .where(or(inArray(tasks.id, ids), inArray(tasks.parentTaskId, ids)))
+  return rows.length >= ids.length && rows.every(isFinal)
 }
