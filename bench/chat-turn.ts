@@ -175,11 +175,33 @@ async function batch(
   }
 }
 
-/** A database server for the bench: the given one, or a throwaway embedded PostgreSQL. */
-export async function benchServer() {
+/**
+ * What a server-side bench run needs and must give back: `databaseCount` fresh databases on one
+ * PostgreSQL server (BENCH_DATABASE_URL's, TEST_DATABASE_URL's or a throwaway one), an empty
+ * workspace root, and the child processes it starts (pushed onto `processes`). `close()` stops the
+ * children, waits for them, and removes everything else.
+ */
+export async function benchResources(databaseCount: number, prefix: string) {
   const given = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
   const throwaway = given ? undefined : await startThrowawayPostgres()
-  return { url: given ?? throwaway!.url, stop: async () => await throwaway?.stop() }
+  const url = given ?? throwaway!.url
+  const databases = await Promise.all(
+    Array.from({ length: databaseCount }, () => createDatabaseOnServer(url)),
+  )
+  const workspaceRoot = await mkdtemp(join(tmpdir(), prefix))
+  const processes: ServerProcess[] = []
+  return {
+    databases,
+    workspaceRoot,
+    processes,
+    async close() {
+      for (const p of processes) p.stop()
+      await Promise.all(processes.map(exited))
+      await rm(workspaceRoot, { recursive: true, force: true })
+      for (const database of databases) await database.drop().catch(() => {})
+      await throwaway?.stop()
+    },
+  }
 }
 
 /** Our supervisor's instructions and the seeded memory settings, read from the host's database. */
@@ -231,16 +253,14 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
   const options = quick
     ? { rounds: 2, warm: 4, sequential: 4, concurrent: 8 }
     : { rounds: 5, warm: 30, sequential: 30, concurrent: 48 }
-  const server = await benchServer()
-  const databases = await Promise.all([1, 2, 3, 4].map(() => createDatabaseOnServer(server.url)))
+  const resources = await benchResources(4, 'popagent-bench-chat-')
+  const { databases, workspaceRoot, processes } = resources
   const [app, observability, theirs, theirTeam] = databases as [
     Database,
     Database,
     Database,
     Database,
   ]
-  const workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-bench-chat-'))
-  const processes: ServerProcess[] = []
   const profile = process.env.BENCH_CPU_PROF
   try {
     const gateway = await startServer('gateway')
@@ -330,10 +350,6 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
     }
     return results
   } finally {
-    for (const p of processes) p.stop()
-    await Promise.all(processes.map(exited))
-    await rm(workspaceRoot, { recursive: true, force: true })
-    for (const database of databases) await database.drop().catch(() => {})
-    await server.stop()
+    await resources.close()
   }
 }

@@ -24,14 +24,10 @@
  * about 0.4 KB a run; it is most of the per-session figure and Mastra's own server has it too.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { createDatabaseOnServer } from '../test/support/database.ts'
 import { median } from './admission.ts'
-import { benchServer, popagent } from './chat-turn.ts'
+import { benchResources, popagent } from './chat-turn.ts'
 import { exited, startServer, type ServerProcess } from './chat-turn-servers.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { BENCH_TOKEN } from './stream-proxy-servers.ts'
@@ -85,10 +81,8 @@ async function retained(
 }
 
 async function sessions(options: { rounds: number; n: number; warm: number }) {
-  const server = await benchServer()
-  const databases = await Promise.all([1, 2].map(() => createDatabaseOnServer(server.url)))
-  const workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-bench-heap-'))
-  const processes: ServerProcess[] = []
+  const resources = await benchResources(2, 'popagent-bench-heap-')
+  const { databases, workspaceRoot, processes } = resources
   try {
     const gateway = await startServer('gateway')
     processes.push(gateway)
@@ -108,11 +102,7 @@ async function sessions(options: { rounds: number; n: number; warm: number }) {
     const [perSession] = await retained(stack, options.rounds, options.n, [session])
     return perSession!
   } finally {
-    for (const p of processes) p.stop()
-    await Promise.all(processes.map(exited))
-    await rm(workspaceRoot, { recursive: true, force: true })
-    for (const database of databases) await database.drop().catch(() => {})
-    await server.stop()
+    await resources.close()
   }
 }
 

@@ -82,10 +82,11 @@ export function hostRoutes(resources: HostResources, token: string): Route[] {
 
 /** Fills `:name` parameters, by default with well-formed ids that name nothing. */
 export function fillPath(path: string, values: Record<string, string> = {}): string {
-  return path.replace(/:(\w+)/g, (_, name: string) => values[name] ?? PLACEHOLDER[name] ?? 'x')
+  return path.replace(/:(\w+)/g, (_, name: string) => values[name] ?? NAMELESS_ID[name] ?? 'x')
 }
 
-const PLACEHOLDER: Record<string, string> = {
+// Well-formed ids of the right kind that match no row: the route must answer 404 or 400, never 5xx.
+const NAMELESS_ID: Record<string, string> = {
   id: 'ses_00000000000000000000000000',
   skillId: 'skl_00000000000000000000000000',
 }
