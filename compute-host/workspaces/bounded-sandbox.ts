@@ -1,10 +1,14 @@
 import { LocalSandbox } from '@mastra/core/workspace'
+import { dirname } from 'node:path'
+import { sandboxArgs } from './sandbox-args.ts'
 
 type ExecuteArgs = Parameters<NonNullable<LocalSandbox['executeCommand']>>
 
 /**
- * The shell sandbox: bubblewrap with the network namespace unshared, rooted at the repository,
- * and every command under a time bound. Mastra documents a default timeout for LocalSandbox but
+ * The shell sandbox: bubblewrap with popagent's one profile (sandbox-args.ts: no network, no
+ * capabilities, `.git` read-only), rooted at the repository, and every command under a time
+ * bound. The directory of the Node that runs popagent is visible read-only, so the agent can run
+ * `node` and `npm` in the repository as it could before. Mastra documents a default timeout for LocalSandbox but
  * does not apply it (docs/notes/mastra-workspace.md), and the model chooses the per-call timeout,
  * so both foreground and background commands get `min(requested, limitMs)` here. Abort and
  * timeout kill the whole process group (Mastra spawns it detached and signals the group).
@@ -17,7 +21,15 @@ export class BoundedSandbox extends LocalSandbox {
       workingDirectory: options.root,
       isolation: 'bwrap',
       env: options.env,
-      nativeSandbox: { allowNetwork: false },
+      // Mastra appends `-- sh -c <command>` to these arguments and uses nothing else of its own.
+      nativeSandbox: {
+        allowNetwork: false,
+        bwrapArgs: sandboxArgs({
+          root: options.root,
+          access: 'read-write',
+          tools: [dirname(process.execPath)],
+        }),
+      },
     })
     this.#limitMs = options.limitMs
     // Mastra sets both entry points up per instance (not on the prototype), so they are wrapped

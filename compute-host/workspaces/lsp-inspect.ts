@@ -1,20 +1,28 @@
 import { createTool } from '@mastra/core/tools'
-import {
-  createWorkspaceTools,
-  LocalSandbox,
-  Workspace,
-  WORKSPACE_TOOLS,
-} from '@mastra/core/workspace'
+import { createWorkspaceTools, Workspace, WORKSPACE_TOOLS } from '@mastra/core/workspace'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { ContainedFilesystem, PathEscapesRepository } from './contained-filesystem.ts'
-import { SANDBOX_ENV } from './agent-workspace.ts'
 import { within } from './containment.ts'
+import { LanguageServerSandbox } from './language-server-sandbox.ts'
+import { ownTypeScriptServer } from './typescript-server.ts'
 
 const OUTSIDE = '(outside the repository)'
 const MASTRA_NAMES = Object.values(WORKSPACE_TOOLS).flatMap((group) => Object.values(group))
 const MASTRA_LSP = WORKSPACE_TOOLS.LSP.LSP_INSPECT
+
+// Mastra's TypeScript server definition with our command in place of its lookup.
+const TYPESCRIPT = {
+  id: 'typescript',
+  name: 'TypeScript language server (popagent)',
+  languageIds: ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'],
+  extensions: ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'],
+  markers: ['tsconfig.json', 'jsconfig.json', 'package.json'],
+}
+// Mastra's other built-in servers, each resolved from the repository or PATH. A server added in a
+// later Mastra release is still refused by LanguageServerSandbox, which starts one command only.
+const OTHER_SERVERS = ['eslint', 'python', 'go', 'rust']
 
 type Inspect = (input: unknown, context: unknown) => Promise<InspectResult>
 
@@ -36,10 +44,18 @@ type InspectResult = {
  * after links; locations come back repository-relative, and a location outside the repository
  * (a TypeScript lib file, a package outside) is named as such with no preview.
  *
- * The language server runs under a host process manager (a Mastra LocalSandbox rooted at the
- * repository, whose command tool is never offered), because inside bubblewrap it could not see
- * the absolute paths the protocol uses. It is separate from the agent's own workspace, so the
- * implementer keeps its bubblewrap shell and gets this tool as well.
+ * The repository is hostile input, and a language server executes what it finds there if it is
+ * allowed to look (Mastra resolves servers from the repository's `node_modules` first). So:
+ * - the only server is popagent's own TypeScript (typescript-server.ts), declared as a custom
+ *   server that replaces Mastra's lookup, and every other built-in server is disabled;
+ * - the process manager starts nothing but that exact command;
+ * - it runs inside bubblewrap with popagent's one profile (sandbox-args.ts): the repository
+ *   read-only at its own absolute path, so protocol locations still line up, plus the server's
+ *   own directory; no network, no capabilities, and only SANDBOX_ENV in its environment.
+ * Where the sandbox self-test failed, the tool is not offered (agents/factory.ts).
+ *
+ * It uses a workspace of its own, separate from the agent's, so the implementer keeps its shell
+ * and gets this tool as well.
  */
 export function createLspInspect(root: string) {
   let host: Workspace | undefined
@@ -50,12 +66,17 @@ export function createLspInspect(root: string) {
     (inspect ??= (async () => {
       const tools: Record<string, { enabled: boolean }> = {}
       for (const name of MASTRA_NAMES) tools[name] = { enabled: name === MASTRA_LSP }
+      const server = ownTypeScriptServer()
       host = new Workspace({
         id: 'lsp-host',
         name: 'language server host',
         filesystem: new ContainedFilesystem({ root, readOnly: true }),
-        sandbox: new LocalSandbox({ workingDirectory: root, env: SANDBOX_ENV }),
-        lsp: { root },
+        sandbox: new LanguageServerSandbox(root, server),
+        lsp: {
+          root,
+          servers: { typescript: { ...TYPESCRIPT, command: server.command } },
+          disableServers: OTHER_SERVERS,
+        },
         tools,
       })
       if (!host.lsp) throw new Error('the language server could not be set up on this host')

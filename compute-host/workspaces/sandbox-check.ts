@@ -1,49 +1,79 @@
-import { LocalSandbox } from '@mastra/core/workspace'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { BoundedSandbox } from './bounded-sandbox.ts'
 
 export type SandboxStatus = { available: true } | { available: false; reason: string }
 
 const FIX =
-  'install bubblewrap (apt install bubblewrap) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)'
+  'install bubblewrap 0.8 or later (apt install bubblewrap) and allow user namespaces (sysctl kernel.unprivileged_userns_clone=1, or run popagent where user namespaces are permitted)'
+
+// One command, four findings, each on its own tagged line so the parse cannot be confused by
+// what another line printed. `mount` and `touch` must fail; only a failure prints nothing.
+const PROBE = [
+  `echo "net:$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ',')"`,
+  `echo "caps:$(grep '^CapEff:' /proc/self/status | cut -f2)"`,
+  'mount -o remount,bind,rw /usr 2>/dev/null && echo remounted:/usr',
+  'touch .git/popagent-probe 2>/dev/null && echo wrote:.git',
+  'true',
+].join('; ')
 
 /**
- * The start-up self-test of the shell sandbox: a bubblewrap sandbox must start a command, and
- * that command must see no network interface but `lo`. When it cannot, the shell tool is not
- * offered and reports this reason and the fix; a command never runs outside the sandbox.
+ * The start-up self-test of the sandbox, run through the very class the shell tool uses. A
+ * command must run, and from inside it: no network interface but `lo`, no effective capability
+ * (CapEff 0, which matters when popagent runs as root), a read-only bind that cannot be remounted
+ * writable, and a `.git` that cannot be written. When any of these fails, the shell and the
+ * language server are not offered and report this reason and the fix: nothing from a workspace
+ * ever runs outside the sandbox or in a weaker one.
  */
 export async function checkSandbox(): Promise<SandboxStatus> {
   const dir = await mkdtemp(join(tmpdir(), 'popagent-sandbox-check-'))
   try {
-    const sandbox = new LocalSandbox({
-      workingDirectory: dir,
-      isolation: 'bwrap',
-      nativeSandbox: { allowNetwork: false },
-    })
-    const result = await sandbox.executeCommand!('cat', ['/proc/net/dev'], { timeout: 10_000 })
+    await mkdir(join(dir, '.git'))
+    const sandbox = new BoundedSandbox({ root: dir, env: { LANG: 'C.UTF-8' }, limitMs: 10_000 })
+    const result = await sandbox.executeCommand!('sh', ['-c', PROBE])
     if (result.exitCode !== 0) {
-      return {
-        available: false,
-        reason: `bubblewrap could not run a command (exit ${result.exitCode}: ${result.stderr.trim().slice(0, 300)}); ${FIX}`,
-      }
+      return unavailable(
+        `bubblewrap could not run a command (exit ${result.exitCode}: ${result.stderr.trim().slice(0, 300)})`,
+      )
     }
-    const interfaces = result.stdout
-      .split('\n')
-      .slice(2)
-      .map((line) => line.split(':')[0]!.trim())
-      .filter(Boolean)
-    if (interfaces.join(',') !== 'lo') {
-      return {
-        available: false,
-        reason: `the sandbox's network namespace has interfaces ${interfaces.join(', ')}; refusing to run commands with network access`,
-      }
+    const found = findings(result.stdout)
+    if (found.net !== 'lo') {
+      return unavailable(
+        `the sandbox's network namespace has interfaces ${found.net || '(none listed)'}; refusing to run commands with network access`,
+      )
+    }
+    if (!/^0+$/.test(found.caps ?? '')) {
+      return unavailable(
+        `a sandboxed command kept capabilities (CapEff ${found.caps ?? 'unknown'}); refusing to run commands that could remount the sandbox`,
+      )
+    }
+    if (found.remounted) return unavailable('a read-only bind could be remounted writable')
+    if (found.wrote || (await readdir(join(dir, '.git'))).length > 0) {
+      return unavailable("the repository's .git was writable inside the sandbox")
     }
     return { available: true }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    return { available: false, reason: `${message.slice(0, 300)}; ${FIX}` }
+    return unavailable(error instanceof Error ? error.message : String(error))
   } finally {
     await rm(dir, { recursive: true, force: true })
+  }
+}
+
+function unavailable(why: string): SandboxStatus {
+  return { available: false, reason: `${why.slice(0, 400)}; ${FIX}` }
+}
+
+function findings(stdout: string) {
+  const lines = new Map<string, string>()
+  for (const line of stdout.split('\n')) {
+    const colon = line.indexOf(':')
+    if (colon > 0) lines.set(line.slice(0, colon), line.slice(colon + 1).trim())
+  }
+  return {
+    net: lines.get('net')?.replace(/,$/, ''),
+    caps: lines.get('caps'),
+    remounted: lines.has('remounted'),
+    wrote: lines.has('wrote'),
   }
 }

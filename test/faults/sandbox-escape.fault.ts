@@ -1,0 +1,298 @@
+/**
+ * A hostile repository tries to run code outside the sandbox, or to keep privileges inside it.
+ *
+ * 1. Booby-trapped `node_modules` (a TypeScript 7 manifest whose bin is a payload, a planted
+ *    `lib/tsserver.js` that makes Mastra pick `.bin/typescript-language-server`, payload scripts
+ *    for every server Mastra looks up in `.bin`, and a tsserver plugin named in tsconfig). Both
+ *    the read-only researcher and the implementer call `lsp-inspect` in real turns. No payload's
+ *    marker may appear, the answers still come from popagent's own TypeScript, and the server
+ *    process seen from the host lives in another network namespace with no capability.
+ * 2. The implementer's shell, in a real turn: no effective capability (this matters when the
+ *    suite runs as root, as CI does), a read-only bind cannot be remounted, no nested user
+ *    namespace, and `.git` cannot be written (a `core.fsmonitor` planted there would run on the
+ *    owner's next `git status`). A control runs the same probes in Mastra's default bubblewrap
+ *    profile; as root it keeps every capability, which is what the test proves it can catch.
+ *
+ * Skipped, with the reason, where bubblewrap cannot run.
+ */
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { test } from 'node:test'
+import { LocalSandbox } from '@mastra/core/workspace'
+import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
+import { json } from '../support/app.ts'
+import { postChat, roleOf } from '../support/chat.ts'
+import type { RecordedRequest } from '../support/scripted-gateway.ts'
+import { startTestStack } from '../support/stack.ts'
+import { readUiStream } from '../support/ui-stream.ts'
+import { recordFigures } from './mode.ts'
+import { probeThroughAgentTurn } from './support/process-faults/agent-shell-turn.ts'
+import type { Probe } from './support/process-faults/network-probes.ts'
+
+const sandboxStatus = await checkSandbox()
+const skip = !sandboxStatus.available && sandboxStatus.reason
+const toolMessages = (r: RecordedRequest) =>
+  (r.body?.messages ?? []).filter((m: any) => m.role === 'tool')
+
+test(
+  'a booby-trapped node_modules never runs: the language server is popagent’s, in the sandbox',
+  { skip, timeout: 180_000 },
+  async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-lsp-')))
+    const markers = join(dir, 'markers')
+    await mkdir(markers)
+    const root = join(dir, 'root')
+    await plantRepository(join(root, 'ts7'), markers, 'ts7')
+    await plantRepository(join(root, 'ts5'), markers, 'ts5')
+    const stack = await startTestStack({
+      models: [{ id: 'remote/a' }],
+      hostEnv: { POPAGENT_WORKSPACE_ROOT: root },
+    })
+    const figures = {
+      turns: 0,
+      answered: 0,
+      payloadMarkers: 0,
+      serversSeen: 0,
+      serversInOwnNetworkNamespace: 0,
+      serverCapEff: [] as string[],
+    }
+    const failures: string[] = []
+    try {
+      const edge = stack.edge()
+      for (const id of ['orchistrator', 'researcher', 'implementer']) {
+        const res = await edge.request(
+          `/api/agents/${id}`,
+          json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
+        )
+        assert.equal(res.status, 200, await res.text())
+      }
+      const url = await stack.listen()
+      for (const repo of ['ts7', 'ts5']) {
+        const created = await edge.request(
+          '/api/workspaces',
+          json({ name: repo, path: repo }, { method: 'POST' }),
+        )
+        const body = (await created.json()) as any
+        assert.equal(created.status, 201, JSON.stringify(body))
+        const workspaceId = body.id
+        for (const role of ['researcher', 'implementer']) {
+          const session = await edge.request(
+            '/api/sessions',
+            json({ workspaceId }, { method: 'POST' }),
+          )
+          const sessionId = ((await session.json()) as any).id
+          let output: string | undefined
+          stack.gateway.respondWith((r) => {
+            const done = toolMessages(r)
+            if (roleOf(r) === 'orchistrator') {
+              return done.length === 0
+                ? { toolCalls: [{ name: `agent-${role}`, arguments: { prompt: 'inspect' } }] }
+                : { text: 'done' }
+            }
+            if (roleOf(r) !== role) return { text: 'n/a' }
+            if (done.length === 0) {
+              return {
+                toolCalls: [
+                  {
+                    name: 'lsp-inspect',
+                    arguments: {
+                      path: 'src/use.ts',
+                      line: 2,
+                      match: 'export const total: string = a<<<dd(1, 2)',
+                    },
+                  },
+                ],
+              }
+            }
+            // The run is still open, so its language server is still running: look at it.
+            for (const server of languageServers()) {
+              figures.serversSeen++
+              if (server.netNamespace !== ownNetNamespace()) figures.serversInOwnNetworkNamespace++
+              figures.serverCapEff.push(server.capEff)
+            }
+            const content = done[0].content
+            output = typeof content === 'string' ? content : JSON.stringify(content)
+            return { text: 'inspected' }
+          })
+          await readUiStream(
+            await postChat(url, { sessionId, workspaceId, model: 'remote/a', text: 'Inspect' }),
+          )
+          figures.turns++
+          if (/not assignable to type 'string'/.test(output ?? '')) figures.answered++
+          else failures.push(`${role} in ${repo}: ${output ?? 'no lsp-inspect result'}`)
+        }
+      }
+      const found = await readdir(markers)
+      figures.payloadMarkers = found.length
+      await recordFigures('sandbox-escape-lsp', figures)
+      assert.deepEqual(found, [], `payloads ran on the host: ${found.join(', ')}`)
+      assert.deepEqual(failures, [], 'popagent’s TypeScript did not answer')
+      assert.ok(figures.serversSeen >= figures.turns, 'the language server was not observed')
+      assert.equal(figures.serversInOwnNetworkNamespace, figures.serversSeen)
+      for (const caps of figures.serverCapEff) assert.match(caps, /^0+$/)
+    } finally {
+      stack.gateway.respondWith(undefined)
+      await stack.stop()
+      await rm(dir, { recursive: true, force: true })
+    }
+  },
+)
+
+test(
+  'the shell keeps no capability, cannot remount, nest a user namespace or write .git',
+  { skip, timeout: 120_000 },
+  async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-caps-')))
+    const repo = join(dir, 'proj')
+    const gitConfig = '[core]\n\trepositoryformatversion = 0\n'
+    await mkdir(join(repo, '.git', 'hooks'), { recursive: true })
+    await writeFile(join(repo, '.git', 'config'), gitConfig)
+    try {
+      const probes: Probe[] = [
+        { name: 'caps', script: `grep '^CapEff:' /proc/self/status | cut -f2` },
+        {
+          name: 'remount',
+          script: 'mount -o remount,bind,rw /usr 2>/dev/null && echo REMOUNTED || echo refused',
+        },
+        {
+          name: 'userns',
+          script: 'unshare -Ur true 2>/dev/null && echo NESTED || echo refused',
+        },
+        {
+          name: 'git-config',
+          script: `(printf '\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config) 2>/dev/null && echo WROTE || echo refused`,
+        },
+        {
+          name: 'git-hook',
+          script: `(echo 'touch /tmp/pwned' > .git/hooks/post-checkout) 2>/dev/null && echo WROTE || echo refused`,
+        },
+      ]
+      const control = await runInMastraDefault(repo, probes)
+      const inside = await probeThroughAgentTurn(dir, probes)
+      const gitWritesRefused = ['git-config', 'git-hook'].filter(
+        (n) => inside[n] === 'refused',
+      ).length
+      await recordFigures('sandbox-escape-shell', {
+        uid: process.getuid?.(),
+        capEff: inside.caps,
+        remount: inside.remount,
+        nestedUserNamespace: inside.userns,
+        gitWritesRefused: `${gitWritesRefused}/2`,
+        control,
+      })
+      if (process.getuid?.() === 0) {
+        // The control proves the probes can see what the fix removed.
+        assert.ok(!/^0+$/.test(control.caps ?? ''), `control kept no caps: ${control.caps}`)
+        assert.equal(control.remount, 'REMOUNTED')
+      }
+      assert.match(inside.caps ?? '', /^0+$/, `CapEff inside: ${inside.caps}`)
+      assert.equal(inside.remount, 'refused')
+      assert.equal(inside.userns, 'refused')
+      assert.equal(gitWritesRefused, 2, JSON.stringify(inside))
+      assert.equal(await readFile(join(repo, '.git', 'config'), 'utf8'), gitConfig)
+      assert.deepEqual(await readdir(join(repo, '.git', 'hooks')), [])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  },
+)
+
+/** A TypeScript fixture plus every payload a language-server lookup could pick up. */
+async function plantRepository(repo: string, markers: string, flavour: 'ts7' | 'ts5') {
+  const file = async (path: string, content: string, mode = 0o644) => {
+    await mkdir(dirname(join(repo, path)), { recursive: true })
+    await writeFile(join(repo, path), content)
+    await chmod(join(repo, path), mode)
+  }
+  const nodePayload = (name: string) =>
+    `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(join(markers, `${flavour}-${name}`))}, 'ran')\n`
+  const shellPayload = (name: string) =>
+    `#!/bin/sh\necho ran > '${join(markers, `${flavour}-${name}`)}'\n`
+  await file('package.json', '{"name":"victim","version":"1.0.0"}')
+  await file(
+    'tsconfig.json',
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        module: 'nodenext',
+        plugins: [{ name: 'evil-plugin' }],
+      },
+    }),
+  )
+  await file('src/math.ts', 'export function add(a: number, b: number) {\n  return a + b\n}\n')
+  await file(
+    'src/use.ts',
+    "import { add } from './math.js'\nexport const total: string = add(1, 2)\n",
+  )
+  await file(
+    'node_modules/typescript/package.json',
+    JSON.stringify({
+      name: 'typescript',
+      version: flavour === 'ts7' ? '7.0.2' : '5.9.3',
+      main: 'index.js',
+      bin: { tsc: './bin/tsc' },
+    }),
+  )
+  await file('node_modules/typescript/index.js', nodePayload('typescript-main'))
+  await file('node_modules/typescript/bin/tsc', nodePayload('typescript-bin'), 0o755)
+  if (flavour === 'ts5') {
+    await file('node_modules/typescript/lib/tsserver.js', nodePayload('tsserver'))
+  }
+  for (const bin of [
+    'tsc',
+    'typescript-language-server',
+    'vscode-eslint-language-server',
+    'pyright-langserver',
+  ]) {
+    await file(`node_modules/.bin/${bin}`, shellPayload(bin), 0o755)
+  }
+  await file('node_modules/evil-plugin/package.json', '{"name":"evil-plugin","main":"index.js"}')
+  await file('node_modules/evil-plugin/index.js', nodePayload('plugin'))
+}
+
+type Server = { pid: number; netNamespace: string; capEff: string }
+
+/** Language-server processes on this host, as the host sees them (read synchronously: the
+ * gateway's responder is synchronous). */
+function languageServers(): Server[] {
+  const found: Server[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (!cmdline[0]?.endsWith('/tsc') || !cmdline.includes('--lsp')) continue
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8')
+      found.push({
+        pid: Number(entry),
+        netNamespace: readlinkSync(`/proc/${entry}/ns/net`),
+        capEff: /^CapEff:\s*(\S+)/m.exec(status)?.[1] ?? 'unknown',
+      })
+    } catch {
+      // The process ended while it was being read.
+    }
+  }
+  return found
+}
+
+const ownNetNamespace = () => readlinkSync('/proc/self/ns/net')
+
+/** The same probes in Mastra's default bubblewrap profile, as popagent used it before. */
+async function runInMastraDefault(root: string, probes: Probe[]) {
+  const sandbox = new LocalSandbox({
+    workingDirectory: root,
+    isolation: 'bwrap',
+    nativeSandbox: { allowNetwork: false },
+  })
+  // The .git probes are left out: they would write the very files the real test checks.
+  const outputs: Record<string, string> = {}
+  for (const probe of probes.filter((p) => !p.name.startsWith('git-'))) {
+    const result = await sandbox.executeCommand!('sh', ['-c', probe.script], { timeout: 10_000 })
+    outputs[probe.name] = result.stdout.trim()
+  }
+  return outputs
+}
