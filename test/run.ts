@@ -7,9 +7,11 @@
  * Each test file then creates and drops its own databases on that server.
  */
 import { spawn } from 'node:child_process'
+import { printFaultSummary } from './faults/summary.ts'
 import { startThrowawayPostgres } from './support/throwaway-postgres.ts'
 
 const patterns = process.argv.slice(2)
+const startedAt = new Date()
 let url = process.env.TEST_DATABASE_URL
 let stop = async () => {}
 if (!url) {
@@ -36,4 +38,5 @@ const code = await new Promise<number>((resolve) =>
   child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
 )
 await stop()
+if (patterns.some((p) => p.includes('.fault.'))) await printFaultSummary(startedAt)
 process.exit(code)
