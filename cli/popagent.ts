@@ -11,6 +11,10 @@ const USAGE = `usage: popagent <command>
   migrate   apply database migrations and exit
   host      run only the compute host (needs DATABASE_URL and POPAGENT_HOST_TOKEN)
   edge      run only the Node edge server (needs DATABASE_URL and the host's URL and token)
+
+  start and edge protect /api with POPAGENT_API_KEY, or else a key they generate into
+  POPAGENT_DATA_DIR/api-key on the first start; the verbs below read the key the same way.
+
   repo-brief <workspace> <query>
             print a workspace's repository brief from a running popagent (POPAGENT_URL)
   schedules [--json]

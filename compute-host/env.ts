@@ -1,4 +1,7 @@
 import { z } from 'zod'
+import { withoutEmptyValues } from '../runtime/env-values.ts'
+
+export const DEFAULT_DATA_DIR = './data'
 
 /**
  * The compute host's one environment schema. Only this file (and the process entry points that
@@ -10,8 +13,14 @@ export const HostEnv = z
     DATABASE_URL: z.string().min(1).optional(),
     // The separate observability database; unset ⇒ a second embedded PGlite (single process only).
     OBSERVABILITY_DATABASE_URL: z.string().min(1).optional(),
-    // Where embedded databases and other local state live.
-    POPAGENT_DATA_DIR: z.string().min(1).default('./data'),
+    // Where embedded databases and other local state (the generated API key) live.
+    POPAGENT_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
+    // The edge's API key. The host never checks it, but `popagent start` puts the key in use
+    // here (configured or generated) so that the host's redactor knows it (hostSecrets below).
+    POPAGENT_API_KEY: z
+      .string()
+      .min(16, 'POPAGENT_API_KEY must be at least 16 characters')
+      .optional(),
     // Shared secret of the internal host API; generated per start when unset (single process).
     POPAGENT_HOST_TOKEN: z
       .string()
@@ -58,12 +67,24 @@ export class ConfigError extends Error {
 }
 
 export function parseHostEnv(source: Record<string, string | undefined>): HostEnv {
-  // Empty strings mean "unset", as they do in most .env files.
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''))
-  const result = HostEnv.safeParse(cleaned)
+  const result = HostEnv.safeParse(withoutEmptyValues(source))
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }
   return result.data
+}
+
+/**
+ * Every secret value the host holds, for its log and output redactor: the host token, the
+ * gateway key, the database URLs (they carry passwords) and the edge's API key.
+ */
+export function hostSecrets(env: HostEnv, hostToken: string): string[] {
+  return [
+    hostToken,
+    env.NINEROUTER_API_KEY,
+    env.DATABASE_URL,
+    env.OBSERVABILITY_DATABASE_URL,
+    env.POPAGENT_API_KEY,
+  ].filter((s): s is string => s !== undefined)
 }

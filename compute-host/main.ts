@@ -3,7 +3,7 @@ import { mkdir, realpath } from 'node:fs/promises'
 import { createOnce } from '../runtime/once.ts'
 import { migrateDatabase, type MigrationReport } from './database/migrate.ts'
 import { openDatabases } from './database/open.ts'
-import type { HostEnv } from './env.ts'
+import { hostSecrets, type HostEnv } from './env.ts'
 import { createModelCatalog } from './gateway/catalog.ts'
 import { createGatewayProbe } from './gateway/probe.ts'
 import { createLogger, type Logger } from './log.ts'
@@ -46,7 +46,7 @@ export async function startComputeHost(
   options: { port?: number; token?: string; log?: Logger } = {},
 ): Promise<ComputeHost> {
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
-  const secrets = [token, env.NINEROUTER_API_KEY, env.DATABASE_URL, env.OBSERVABILITY_DATABASE_URL]
+  const secrets = hostSecrets(env, token)
   const log = options.log ?? createLogger({ secrets })
   const databases = await openDatabases(env, log)
   // Opened inside the try; closed by the catch when start-up fails after it.

@@ -3,9 +3,12 @@ import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from './env.ts'
 import { handleError, handleNotFound } from './error-handler.ts'
 import { createHostClient, type HostClient } from './host-client.ts'
+import { allowedHosts } from './middleware/allowed-hosts.ts'
 import { apiKeyAuth } from './middleware/auth.ts'
 import { jsonBodyLimit } from './middleware/body-limit.ts'
 import { requestId } from './middleware/request-id.ts'
+import { sameOriginWrites } from './middleware/same-origin.ts'
+import { securityHeaders } from './middleware/security-headers.ts'
 import { agents } from './routes/agents.ts'
 import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
@@ -33,8 +36,9 @@ const hostClient = createMiddleware<AppEnv>(async (c, next) => {
   await next()
 })
 
+// A cross-site write is refused before the key is looked at, so the answer says why.
 export const api = new Hono<AppEnv>()
-  .use(apiKeyAuth, jsonBodyLimit, hostClient)
+  .use(sameOriginWrites, apiKeyAuth, jsonBodyLimit, hostClient)
   .route('/health', health)
   .route('/models', models)
   .route('/agents', agents)
@@ -45,7 +49,11 @@ export const api = new Hono<AppEnv>()
   .route('/tasks', tasks)
   .route('/settings', settings)
 
-export const app = new Hono<AppEnv>().use(requestId).route('/api', api)
+// Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so
+// that a refused Host's answer carries them too.
+export const app = new Hono<AppEnv>()
+  .use(requestId, securityHeaders, allowedHosts)
+  .route('/api', api)
 
 app.onError(handleError)
 app.notFound(handleNotFound)

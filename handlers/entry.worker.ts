@@ -16,11 +16,16 @@ type WorkerEnv = AppEnv & { Bindings: Bindings }
 /**
  * The Workers entry: configuration from the bindings (parsed once per isolate), and a small
  * postgres.js pool per request (Workers cannot keep sockets across requests), closed after the
- * response. Static assets are served by the assets binding before this code runs.
+ * response. Static assets are served by the assets binding before this code runs (with the
+ * headers in ui/public/_headers).
+ *
+ * The API key is the POPAGENT_API_KEY secret (`wrangler secret put POPAGENT_API_KEY`); without
+ * it /api answers 503 API_KEY_NOT_CONFIGURED rather than running open (config.ts,
+ * middleware/auth.ts). POPAGENT_ALLOWED_HOSTS is optional here: see config.ts for why.
  */
 const worker = new Hono<WorkerEnv>()
   .use(async (c, next) => {
-    const config = parseEdgeConfig(c.env)
+    const config = parseEdgeConfig(c.env, 'workers')
     const appUrl = c.env.HYPERDRIVE?.connectionString ?? config.databaseUrl
     const observabilityUrl =
       c.env.OBSERVABILITY_HYPERDRIVE?.connectionString ?? config.observabilityDatabaseUrl

@@ -3,7 +3,7 @@ import { serverApi } from '../server-api.ts'
 /**
  * `popagent repo-brief <workspace> <query>`: prints the repository brief of a registered workspace
  * (by id or name) from a running popagent, through the same HTTP route the UI uses
- * (POPAGENT_URL, default http://127.0.0.1:$PORT; POPAGENT_API_KEY when the server has one).
+ * (POPAGENT_URL, default http://127.0.0.1:$PORT; the API key as cli/server-api.ts finds it).
  */
 export async function repoBrief(env: Record<string, string | undefined>, args: string[]) {
   const [workspace, ...words] = args

@@ -2,16 +2,24 @@ import { startComputeHost } from '../../compute-host/main.ts'
 import { parseHostEnv } from '../../compute-host/env.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
+import { resolveApiKey } from '../api-key-file.ts'
+import { browserUrl, loginLines } from '../login.ts'
 import { onShutdown } from '../shutdown.ts'
 
 /**
  * `popagent start`: everything in one process. It owns the database (embedded PGlite unless
  * DATABASE_URL is set), runs the compute host on a loopback port and the Node edge on PORT. The
  * edge still talks to the host over HTTP, so the split is exercised on every run.
+ *
+ * The API is never open: without POPAGENT_API_KEY the key is generated into the data directory
+ * on the first start and reused after (api-key-file.ts). It joins the host's secrets, so the
+ * host's log and outputs redact it.
  */
 export async function start(source: Record<string, string | undefined>) {
   const started = performance.now()
-  const env = parseHostEnv(source)
+  const parsed = parseHostEnv(source)
+  const apiKey = await resolveApiKey(parsed.POPAGENT_API_KEY, parsed.POPAGENT_DATA_DIR)
+  const env = { ...parsed, POPAGENT_API_KEY: apiKey.key }
   const host = await startComputeHost(env, {
     // The host port is private to this process unless the operator pins it.
     port: source.POPAGENT_HOST_PORT ? env.POPAGENT_HOST_PORT : 0,
@@ -19,6 +27,7 @@ export async function start(source: Record<string, string | undefined>) {
   try {
     const config = parseEdgeConfig({
       ...source,
+      POPAGENT_API_KEY: apiKey.key,
       POPAGENT_HOST_URL: host.url,
       POPAGENT_HOST_TOKEN: host.token,
     })
@@ -39,6 +48,10 @@ export async function start(source: Record<string, string | undefined>) {
       msToReady: Math.round(performance.now() - started),
     })
     console.log(`popagent is running at ${edge.url}`)
+    const url = browserUrl(edge.url)
+    for (const line of loginLines({ url, apiKey, terminal: process.stdout.isTTY === true })) {
+      console.log(line)
+    }
   } catch (error) {
     await host.stop()
     throw error

@@ -3,8 +3,8 @@ import type { AppType } from '../../handlers/app.ts'
 import { apiKey, keyRejected } from './auth.ts'
 
 /**
- * The one typed client. Every request carries the API key the owner entered (when the server has
- * one); a 401 asks for the key again instead of leaving a blank page.
+ * The one typed client. Every request carries the API key the owner entered or signed in with
+ * (when the server has one); a 401 asks for the key again instead of leaving a blank page.
  */
 export const client = hc<AppType>('/', {
   headers: (): Record<string, string> => {

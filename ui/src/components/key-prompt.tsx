@@ -1,6 +1,11 @@
 import { createSignal } from 'solid-js'
 import { saveKey } from '../auth.ts'
 
+// Where the owner finds the key: the login link `popagent start` prints, the key file it
+// generated, or the variable that overrides both (cli/api-key-file.ts).
+const WHERE =
+  'Open the sign-in link popagent printed when it started, or enter the key from the api-key file in its data directory (POPAGENT_DATA_DIR, ./data by default), or POPAGENT_API_KEY if that is set.'
+
 /** Asks once for the server's API key; a wrong key says so instead of showing a blank page. */
 export function KeyPrompt(props: { reason: 'none' | 'missing' | 'wrong' }) {
   const [value, setValue] = createSignal('')
@@ -16,8 +21,9 @@ export function KeyPrompt(props: { reason: 'none' | 'missing' | 'wrong' }) {
       <h2>API key</h2>
       <p role={props.reason === 'wrong' ? 'alert' : undefined}>
         {props.reason === 'wrong'
-          ? 'The server refused that API key. Enter the key set in POPAGENT_API_KEY.'
-          : 'This popagent needs its API key (POPAGENT_API_KEY).'}
+          ? 'The server refused that API key.'
+          : 'This popagent needs its API key.'}{' '}
+        {WHERE}
       </p>
       <input
         type="password"

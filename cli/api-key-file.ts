@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { mkdir, open } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { ConfigError } from '../compute-host/env.ts'
+
+/**
+ * The generated API key, kept in the data directory so that "no key" is never the default: the
+ * first `popagent start` (or `popagent edge`) without POPAGENT_API_KEY creates it, later starts
+ * and the CLI verbs read it. A key someone else could have chosen or read is refused, with the fix.
+ */
+export const API_KEY_FILE = 'api-key'
+
+export type ApiKey = {
+  key: string
+  /** Where it came from: the environment, or the key file (absolute path). */
+  source: 'env' | { path: string; created: boolean }
+}
+
+/** POPAGENT_API_KEY when set, else the data directory's key file, created when missing. */
+export async function resolveApiKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<ApiKey> {
+  if (configured !== undefined) return { key: configured, source: 'env' }
+  return loadOrCreateApiKey(dataDir)
+}
+
+export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const path = resolve(dataDir, API_KEY_FILE)
+  for (let attempt = 1; ; attempt++) {
+    const existing = await readApiKeyFile(dataDir)
+    if (existing !== undefined) return { key: existing, source: { path, created: false } }
+    // 32 random bytes: 43 base64url characters, safe in a URL fragment and a header.
+    const key = randomBytes(32).toString('base64url')
+    try {
+      // O_EXCL fails on anything already at the path, a symbolic link (even a dangling one)
+      // included, so a planted link is never followed to write the key elsewhere.
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+      const file = await open(path, flags, 0o600)
+      try {
+        await file.writeFile(`${key}\n`)
+        await file.sync()
+      } finally {
+        await file.close()
+      }
+      return { key, source: { path, created: true } }
+    } catch (error) {
+      // Another start created it between our read and our create: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error
+    }
+  }
+}
+
+/**
+ * The key in the data directory's key file, or undefined when there is none. Opened without
+ * following links and without blocking (a planted FIFO would otherwise hang the start), then
+ * checked on the open descriptor: a regular file, owned by this user, private to them.
+ */
+export async function readApiKeyFile(dataDir: string): Promise<string | undefined> {
+  const path = resolve(dataDir, API_KEY_FILE)
+  const refuse = (why: string) =>
+    new ConfigError(`refusing the API key file ${path}: ${why}. Or set POPAGENT_API_KEY instead.`)
+  let file
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    if (code === 'ELOOP') {
+      throw refuse(
+        `it is a symbolic link, which is never followed; remove it (rm ${path}) and start popagent again to generate a new key`,
+      )
+    }
+    throw error
+  }
+  try {
+    const stat = await file.stat()
+    if (!stat.isFile()) throw refuse(`it is not a regular file; remove it (rm -r ${path})`)
+    const uid = process.getuid?.()
+    if (uid !== undefined && stat.uid !== uid) {
+      throw refuse(
+        `it belongs to uid ${stat.uid}, not to you (uid ${uid}), so someone else may have chosen the key; remove it (rm ${path}) to generate a new one`,
+      )
+    }
+    if ((stat.mode & 0o077) !== 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0')
+      throw refuse(
+        `its mode is ${mode}, so other users can read or change it; if nobody else could have, run chmod 600 ${path}, otherwise remove it (rm ${path}) to generate a new key`,
+      )
+    }
+    const key = (await file.readFile('utf8')).trim()
+    if (key.length < 16) {
+      throw refuse(
+        `it holds no key of 16 or more characters; remove it (rm ${path}) to generate one`,
+      )
+    }
+    return key
+  } finally {
+    await file.close()
+  }
+}
+
+/** The key file's path for messages, relative paths resolved as the server resolves them. */
+export const apiKeyFilePath = (dataDir: string) => join(resolve(dataDir), API_KEY_FILE)
