@@ -15,6 +15,7 @@ import { createToolProvider } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
 import { createRepoBriefTool } from './tools/repo-brief.ts'
+import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRedactor } from '../runtime/redaction.ts'
@@ -43,7 +44,13 @@ const MIGRATION_ATTEMPTS = 5
  */
 export async function startComputeHost(
   env: HostEnv,
-  options: { port?: number; token?: string; log?: Logger } = {},
+  options: {
+    port?: number
+    token?: string
+    log?: Logger
+    /** Clone popagent's checkout into the default workspace when its directory is missing. */
+    provisionDefaultWorkspace?: boolean
+  } = {},
 ): Promise<ComputeHost> {
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
   const secrets = hostSecrets(env, token)
@@ -78,6 +85,9 @@ export async function startComputeHost(
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
     const redact = createRedactor(secrets)
     const workspaceRoot = await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT)
+    if (options.provisionDefaultWorkspace) {
+      await ensureDefaultCheckout({ db: databases.application.db, workspaceRoot, log })
+    }
     const agents = createAgentFactory({
       db: databases.application.db,
       models,
