@@ -2,6 +2,11 @@ import { LocalSandbox } from '@mastra/core/workspace'
 import { dirname } from 'node:path'
 import { sandboxArgs } from './sandbox-args.ts'
 
+const SANDBOX_LIMITS =
+  'Commands run in a sandbox with no network. The repository is writable except its .git ' +
+  'directory, which is read-only: read history with git freely, but commits, branch changes ' +
+  'and git configuration are made by popagent, not from this shell.'
+
 type ExecuteArgs = Parameters<NonNullable<LocalSandbox['executeCommand']>>
 
 /**
@@ -21,6 +26,8 @@ export class BoundedSandbox extends LocalSandbox {
       workingDirectory: options.root,
       isolation: 'bwrap',
       env: options.env,
+      // Said up front, so a refused write is not a surprise the model tries to work around.
+      instructions: ({ defaultInstructions }) => `${defaultInstructions}\n${SANDBOX_LIMITS}`,
       // Mastra appends `-- sh -c <command>` to these arguments and uses nothing else of its own.
       nativeSandbox: {
         allowNetwork: false,
