@@ -73,7 +73,8 @@ export async function ensureDefaultCheckout(options: {
       {
         timeout: CLONE_TIMEOUT_MS,
         env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          // A fixed environment: nothing of the host's (GIT_DIR and the like) steers the clone.
+          PATH: '/usr/local/bin:/usr/bin:/bin',
           HOME: options.workspaceRoot,
           GIT_CONFIG_NOSYSTEM: '1',
           GIT_CONFIG_GLOBAL: '/dev/null',
