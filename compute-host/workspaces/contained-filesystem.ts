@@ -7,10 +7,13 @@ import {
   StaleFileError,
   WorkspaceReadOnlyError,
 } from '@mastra/core/workspace'
-import { lstat, realpath, stat } from 'node:fs/promises'
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
+import type { Dirent } from 'node:fs'
+import { lstat, readdir, realpath, stat } from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { AppError } from '../../runtime/errors.ts'
 import { within } from './containment.ts'
+import { FILE_OPERATION_LIMIT_MS, withTimeBound } from './file-op-time-bound.ts'
+import { refuseGitWrite } from './git-guard.ts'
 import { PinnedEscape, readPinned, writePinned, type PinnedWrite } from './pinned-io.ts'
 
 export const PathEscapesRepository = AppError.define(
@@ -22,6 +25,8 @@ export const PathEscapesRepository = AppError.define(
 type WriteArgs = Parameters<LocalFilesystem['writeFile']>
 type ReadOptions = Parameters<LocalFilesystem['readFile']>[1]
 type CopyOptions = Parameters<LocalFilesystem['copyFile']>[2]
+type ListOptions = Parameters<LocalFilesystem['readdir']>[1]
+type FileEntry = Awaited<ReturnType<LocalFilesystem['readdir']>>[number]
 
 /**
  * Mastra's LocalFilesystem with its write-side gap closed. The base class checks containment by
@@ -37,72 +42,115 @@ type CopyOptions = Parameters<LocalFilesystem['copyFile']>[2]
  * the agent tools touch (read, search, write, edit), therefore go through pinned-io.ts: what was
  * opened is proven inside before a byte moves. Directory operations (mkdir, delete, copy, move),
  * which no agent tool offers, keep the check-then-act window.
+ *
+ * Three more rules (issue 14): every operation is raced against a time bound
+ * (file-op-time-bound.ts), so a tool call always ends; reads and writes take regular files only
+ * and never block on opening one (pinned-io.ts), and listings leave out fifos, sockets and
+ * devices, so a search walking the repository never opens one; and nothing inside a `.git` is
+ * written, created, moved or deleted (git-guard.ts). Reading `.git` stays allowed.
  */
 export class ContainedFilesystem extends LocalFilesystem {
   readonly #root: string
+  readonly #limitMs: number
 
   /** `root` must already be canonical (realpath) and inside the workspace root. */
-  constructor(options: { root: string; readOnly?: boolean }) {
+  constructor(options: { root: string; readOnly?: boolean; operationLimitMs?: number }) {
     super({ basePath: options.root, contained: true, ...(options.readOnly && { readOnly: true }) })
     this.#root = options.root
+    this.#limitMs = options.operationLimitMs ?? FILE_OPERATION_LIMIT_MS
   }
 
-  override async readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
-    // The base class's stat applies its own checks and error types (missing, outside).
-    if ((await this.stat(path)).type === 'directory') throw new IsDirectoryError(path)
-    const data = await readPinned(this.#root, this.#absolute(path)).catch((error) => {
-      throw this.#mapped(error, path)
+  override readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
+    return this.#bounded('readFile', path, async () => {
+      // The base class's stat applies its own checks and error types (missing, outside).
+      if ((await this.stat(path)).type === 'directory') throw new IsDirectoryError(path)
+      const data = await readPinned(this.#root, this.#absolute(path)).catch((error) => {
+        throw this.#mapped(error, path)
+      })
+      return options?.encoding ? data.toString(options.encoding) : data
     })
-    return options?.encoding ? data.toString(options.encoding) : data
   }
 
-  override async writeFile(...[path, content, options]: WriteArgs): Promise<void> {
-    await this.#assertWritable(path)
-    if (options?.expectedMtime) {
-      const current = await stat(this.#absolute(path)).catch(() => undefined)
-      if (current && current.mtime.getTime() !== options.expectedMtime.getTime()) {
-        throw new StaleFileError(path, options.expectedMtime, current.mtime)
+  override writeFile(...[path, content, options]: WriteArgs): Promise<void> {
+    return this.#bounded('writeFile', path, async () => {
+      await this.#assertWritable(path)
+      if (options?.expectedMtime) {
+        const current = await stat(this.#absolute(path)).catch(() => undefined)
+        if (current && current.mtime.getTime() !== options.expectedMtime.getTime()) {
+          throw new StaleFileError(path, options.expectedMtime, current.mtime)
+        }
       }
-    }
-    await this.#write(path, content, {
-      createParents: options?.recursive !== false,
-      mode: options?.overwrite === false ? 'create' : 'replace',
+      await this.#write(path, content, {
+        createParents: options?.recursive !== false,
+        mode: options?.overwrite === false ? 'create' : 'replace',
+      })
     })
   }
 
-  override async appendFile(path: string, content: WriteArgs[1]): Promise<void> {
-    await this.#assertWritable(path)
-    await this.#write(path, content, { createParents: true, mode: 'append' })
+  override appendFile(path: string, content: WriteArgs[1]): Promise<void> {
+    return this.#bounded('appendFile', path, async () => {
+      await this.#assertWritable(path)
+      await this.#write(path, content, { createParents: true, mode: 'append' })
+    })
   }
 
-  override async deleteFile(path: string, options?: Parameters<LocalFilesystem['deleteFile']>[1]) {
-    await this.#assertWritable(path)
-    return super.deleteFile(path, options)
+  override deleteFile(path: string, options?: Parameters<LocalFilesystem['deleteFile']>[1]) {
+    return this.#bounded('deleteFile', path, async () => {
+      await this.#assertWritable(path)
+      return super.deleteFile(path, options)
+    })
   }
 
-  override async copyFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
-    await this.#assertWritable(src)
-    await this.#assertWritable(dest)
-    return super.copyFile(src, dest, options)
+  override copyFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
+    return this.#bounded('copyFile', src, async () => {
+      await this.#assertWritable(src)
+      await this.#assertWritable(dest)
+      return super.copyFile(src, dest, options)
+    })
   }
 
-  override async moveFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
-    await this.#assertWritable(src)
-    await this.#assertWritable(dest)
-    return super.moveFile(src, dest, options)
+  override moveFile(src: string, dest: string, options?: CopyOptions): Promise<void> {
+    return this.#bounded('moveFile', src, async () => {
+      await this.#assertWritable(src)
+      await this.#assertWritable(dest)
+      return super.moveFile(src, dest, options)
+    })
   }
 
-  override async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
-    await this.#assertWritable(path)
-    return super.mkdir(path, options)
+  override mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
+    return this.#bounded('mkdir', path, async () => {
+      await this.#assertWritable(path)
+      return super.mkdir(path, options)
+    })
   }
 
-  override async rmdir(
-    path: string,
-    options?: Parameters<LocalFilesystem['rmdir']>[1],
-  ): Promise<void> {
-    await this.#assertWritable(path)
-    return super.rmdir(path, options)
+  override rmdir(path: string, options?: Parameters<LocalFilesystem['rmdir']>[1]): Promise<void> {
+    return this.#bounded('rmdir', path, async () => {
+      await this.#assertWritable(path)
+      return super.rmdir(path, options)
+    })
+  }
+
+  /**
+   * The base class lists fifos, sockets and devices as files, so a search would open them. They
+   * are left out here (links to them too): the model never needs one, and the listing is what
+   * the search walks. A recursive listing calls this method for each subdirectory, so every
+   * level is filtered; the entries of deeper levels arrive already filtered, named `dir/name`.
+   */
+  override readdir(path: string, options?: ListOptions): Promise<FileEntry[]> {
+    return this.#bounded('readdir', path, async () => {
+      const entries = await super.readdir(path, options)
+      const special = await this.#specialNames(path)
+      return entries.filter((entry) => entry.name.includes('/') || !special.has(entry.name))
+    })
+  }
+
+  override stat(path: string): ReturnType<LocalFilesystem['stat']> {
+    return this.#bounded('stat', path, () => super.stat(path))
+  }
+
+  override realpath(path: string): Promise<string> {
+    return this.#bounded('realpath', path, () => super.realpath(path))
   }
 
   /**
@@ -111,11 +159,33 @@ export class ContainedFilesystem extends LocalFilesystem {
    * fails. Those marker probes outside the repository answer "absent"; every other path keeps
    * the base class's checks.
    */
-  override async exists(path: string): Promise<boolean> {
+  override exists(path: string): Promise<boolean> {
     if (isAbsolute(path) && !within(this.#root, resolve(path)) && LSP_MARKERS.has(basename(path))) {
-      return false
+      return Promise.resolve(false)
     }
-    return super.exists(path)
+    return this.#bounded('exists', path, () => super.exists(path))
+  }
+
+  #bounded<T>(what: string, path: string, operation: () => Promise<T>): Promise<T> {
+    return withTimeBound(what, path, this.#limitMs, operation)
+  }
+
+  /** Names in the directory that are neither regular files, directories nor links to them. */
+  async #specialNames(path: string): Promise<Set<string>> {
+    const absolute = this.resolveAbsolutePath(path)
+    const special = new Set<string>()
+    if (!absolute) return special
+    const entries: Dirent[] = await readdir(absolute, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (entry.isFile() || entry.isDirectory()) continue
+      if (entry.isSymbolicLink()) {
+        // stat follows the link without opening its target; a dangling link stays listed.
+        const target = await stat(join(absolute, entry.name)).catch(() => undefined)
+        if (!target || target.isFile() || target.isDirectory()) continue
+      }
+      special.add(entry.name)
+    }
+    return special
   }
 
   async #write(path: string, content: WriteArgs[1], options: PinnedWrite): Promise<void> {
@@ -163,12 +233,14 @@ export class ContainedFilesystem extends LocalFilesystem {
     if (input.includes('\u0000')) refuse('a path with a NUL byte')
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.#root, input)
     if (!within(this.#root, lexical)) refuse('a path outside the repository')
+    refuseGitWrite(this.#root, lexical, input)
 
     // The target itself, when it exists: a link must resolve inside (a dangling one never does).
     const own = await lstat(lexical).catch(() => undefined)
     if (own?.isSymbolicLink()) {
       const target = await realpath(lexical).catch(() => undefined)
       if (!target || !within(this.#root, target)) refuse('a link that leads outside the repository')
+      refuseGitWrite(this.#root, target!, input)
     }
     // The nearest existing ancestor decides where a new file would really be created.
     let ancestor = own ? lexical : dirname(lexical)
@@ -182,6 +254,8 @@ export class ContainedFilesystem extends LocalFilesystem {
     const real = await realpath(ancestor).catch(() => undefined)
     if (!real || !within(this.#root, real))
       refuse('a path whose directory leads outside the repository')
+    // Where the write would really land: the ancestor's real path and the names still to create.
+    refuseGitWrite(this.#root, join(real!, relative(ancestor, lexical)), input)
   }
 }
 
