@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path'
 import type { HostEnv } from '../env.ts'
 import type { Logger } from '../log.ts'
 import { lockDataDir } from './data-dir-lock.ts'
+import { repairDataDirModes, secureDataDir } from './data-dir-permissions.ts'
 import { embeddedHandle, isInitialised, openEmbeddedPair, openPglite } from './embedded.ts'
 import type { DatabaseHandle } from './handle.ts'
 import { openPostgres } from './postgres.ts'
@@ -18,10 +19,14 @@ export type Databases = {
  * otherwise embedded PGlite under POPAGENT_DATA_DIR. A real application database with no
  * observability URL gets an embedded observability database, which only a single-process start
  * can offer (the separate `popagent edge` requires the URL).
+ *
+ * The embedded data directory is private to this user: refused when others could have written
+ * it, its modes repaired before and after PGlite opens it (data-dir-permissions.ts).
  */
 export async function openDatabases(env: HostEnv, log: Logger): Promise<Databases> {
   const dataDir = resolve(env.POPAGENT_DATA_DIR)
   const needsEmbedded = !env.DATABASE_URL || !env.OBSERVABILITY_DATABASE_URL
+  if (needsEmbedded) await secureDataDir(dataDir)
   const unlock = needsEmbedded ? await lockDataDir(dataDir) : async () => {}
   try {
     const application = env.DATABASE_URL
@@ -72,9 +77,15 @@ async function openEmbedded(
     if (wantApplication) application = handle
     else observability = handle
   }
+  // PGlite's first start unpacks a 0666 cluster, and every start rewrites pg_internal.init 0644.
+  const modesRepaired = await repairDataDirModes(dataDir).catch(async (error: unknown) => {
+    await Promise.allSettled([application?.close(), observability?.close()])
+    throw error
+  })
   log.info('embedded databases open', {
     dataDir,
     created,
+    modesRepaired,
     ms: Math.round(performance.now() - started),
   })
   return { application, observability }
