@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { mkdir, open } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { link, mkdir, open, unlink } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { ConfigError } from '../compute-host/env.ts'
 
 /**
@@ -34,22 +34,36 @@ export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
     if (existing !== undefined) return { key: existing, source: { path, created: false } }
     // 32 random bytes: 43 base64url characters, safe in a URL fragment and a header.
     const key = randomBytes(32).toString('base64url')
+    if (await publish(path, `${key}\n`)) return { key, source: { path, created: true } }
+    // Another start published its key between our read and our link: use theirs.
+    if (attempt >= 3) throw new ConfigError(`could not create the API key file ${path}`)
+  }
+}
+
+/**
+ * Writes `text` to a new private file and links it into place, so the key file appears whole or
+ * not at all (a concurrent reader never sees it half-written). The temporary file is created
+ * with O_EXCL and the link fails on anything already at `path`, a symbolic link (even a
+ * dangling one) included: a planted file or link is never followed or overwritten.
+ */
+async function publish(path: string, text: string): Promise<boolean> {
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+  const file = await open(temporary, flags, 0o600)
+  try {
     try {
-      // O_EXCL fails on anything already at the path, a symbolic link (even a dangling one)
-      // included, so a planted link is never followed to write the key elsewhere.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
-      const file = await open(path, flags, 0o600)
-      try {
-        await file.writeFile(`${key}\n`)
-        await file.sync()
-      } finally {
-        await file.close()
-      }
-      return { key, source: { path, created: true } }
-    } catch (error) {
-      // Another start created it between our read and our create: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error
+      await file.writeFile(text)
+      await file.sync()
+    } finally {
+      await file.close()
     }
+    await link(temporary, path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  } finally {
+    await unlink(temporary).catch(() => {})
   }
 }
 
@@ -101,6 +115,3 @@ export async function readApiKeyFile(dataDir: string): Promise<string | undefine
     await file.close()
   }
 }
-
-/** The key file's path for messages, relative paths resolved as the server resolves them. */
-export const apiKeyFilePath = (dataDir: string) => join(resolve(dataDir), API_KEY_FILE)
