@@ -15,6 +15,7 @@ import { within } from './containment.ts'
 import { FILE_OPERATION_LIMIT_MS, withTimeBound } from './file-op-time-bound.ts'
 import { refuseGitWrite } from './git-guard.ts'
 import { PinnedEscape, readPinned, writePinned, type PinnedWrite } from './pinned-io.ts'
+import { hardLinked } from './regular-file.ts'
 
 export const PathEscapesRepository = AppError.define(
   'PATH_ESCAPES_REPOSITORY',
@@ -256,6 +257,8 @@ export class ContainedFilesystem extends LocalFilesystem {
       refuse('a path whose directory leads outside the repository')
     // Where the write would really land: the ancestor's real path and the names still to create.
     refuseGitWrite(this.#root, join(real!, relative(ancestor, lexical)), input)
+    // Copy and move write by name (not pinned): a second name of the file may be .git/config.
+    if (own?.isFile() && own.nlink > 1) throw hardLinked(input, own.nlink)
   }
 }
 

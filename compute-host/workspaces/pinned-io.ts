@@ -110,14 +110,17 @@ async function openFile(
   let handle: FileHandle | undefined
   try {
     const name = viaFd(parent.handle, basename(absolutePath))
+    // Looked at first, so a fifo, socket or device is not even opened in the ordinary case; a
+    // swap after this look is met by O_NONBLOCK and the fstat below.
+    const seen = await lstat(name)
+    if (!seen.isFile() && !seen.isSymbolicLink()) {
+      throw notRegular(shown(root, absolutePath), kindOf(seen))
+    }
     handle = await open(name, flags | O_NOFOLLOW | O_NONBLOCK).catch(async (error) => {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ELOOP') return undefined
-      // ENXIO: a fifo nobody reads (write side) or a socket. Named by what is there.
-      if (code === 'ENXIO') {
-        const found = await lstat(name).catch(() => undefined)
-        throw notRegular(shown(root, absolutePath), found ? kindOf(found) : 'not a regular file')
-      }
+      // ENXIO: a fifo nobody reads (write side) or a socket, swapped in after the look.
+      if (code === 'ENXIO') throw notRegular(shown(root, absolutePath), 'not a regular file')
       throw error
     })
   } finally {
