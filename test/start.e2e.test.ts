@@ -83,6 +83,7 @@ test('host and edge run as separate processes on a real PostgreSQL', async () =>
   const app = await createDatabaseOnServer()
   const observability = await createDatabaseOnServer()
   const token = 'split-host-token-0123456789'
+  const apiKey = 'split-api-key-0123456789abcdef'
   const base = {
     DATABASE_URL: app.url,
     OBSERVABILITY_DATABASE_URL: observability.url,
@@ -94,13 +95,18 @@ test('host and edge run as separate processes on a real PostgreSQL', async () =>
     assert.match(migrate.output(), /data migrations applied: 0001-seed-agent-runtime-settings/)
 
     const host = await startCli(['host'], { ...base, POPAGENT_HOST_PORT: '0' })
-    const edge = await startCli(['edge'], { ...base, PORT: '0', POPAGENT_HOST_URL: host.url })
+    const edge = await startCli(['edge'], {
+      ...base,
+      PORT: '0',
+      POPAGENT_HOST_URL: host.url,
+      POPAGENT_API_KEY: apiKey,
+    })
     try {
-      const health = await waitHealthy(edge.url)
+      const health = await waitHealthy(edge.url, { 'x-popagent-key': apiKey })
       assert.equal(health.computeHost.reachable, true)
       const created = await fetch(`${edge.url}/api/sessions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-popagent-key': apiKey },
         body: '{}',
       })
       assert.equal(created.status, 201)
