@@ -1,0 +1,136 @@
+/**
+ * Signing in from the link `popagent start` prints, in a real browser against a real popagent on
+ * a fresh data directory: the link's `#key=` fragment signs the UI in, leaves the address bar at
+ * once, and the key is kept for reloads. A browser without the key is told where to find it.
+ * Every page also loads under the edge's Content-Security-Policy: no script is blocked, and the
+ * only refusals are the two constant inline styles security-headers.ts names.
+ */
+import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { browserMissing, launchBrowser, screenshotBoth, type Browser } from './support/browser.ts'
+import { startCli, type RunningCli } from './support/process.ts'
+
+describe('signing in with the printed link', { skip: browserMissing }, () => {
+  let dataDir: string
+  let workspaceRoot: string
+  let cli: RunningCli
+  let browser: Browser
+  let link: string
+  let key: string
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'popagent-ui-login-'))
+    workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-ui-login-ws-'))
+    await mkdir(join(workspaceRoot, 'popagent'))
+    cli = await startCli(['start'], {
+      POPAGENT_DATA_DIR: dataDir,
+      POPAGENT_WORKSPACE_ROOT: workspaceRoot,
+      PORT: '0',
+      NINEROUTER_URL: 'http://127.0.0.1:1/v1',
+    })
+    for (let i = 0; i < 400 && !/sign in: /.test(cli.output()); i++)
+      await new Promise((r) => setTimeout(r, 25))
+    link = cli.output().match(/sign in: (http:\S+)/)![1]!
+    key = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
+    browser = await launchBrowser()
+  })
+  after(async () => {
+    await browser?.close()
+    await cli?.stop()
+    await rm(dataDir, { recursive: true, force: true })
+    await rm(workspaceRoot, { recursive: true, force: true })
+  })
+
+  /** The statuses of the page's /api answers and the policy violations it reports. */
+  const watch = (page: Page) => {
+    const api: number[] = []
+    const violations: string[] = []
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/api/')) api.push(r.status())
+    })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
+    return { api, violations }
+  }
+
+  test('the #key= link signs the UI in and the key leaves the address bar', async () => {
+    assert.equal(link, `${cli.url}/#key=${key}`)
+    const page = await browser.page()
+    page.setDefaultTimeout(20_000)
+    const seen = watch(page)
+    await page.goto(link)
+    await page.waitForFunction(() => !location.href.includes('key='))
+    assert.doesNotMatch(page.url(), /key=/)
+    assert.equal(await page.evaluate(() => history.length), 2, 'no entry was added for the key')
+    assert.equal(await page.evaluate(() => localStorage.getItem('popagent.apiKey')), key)
+    // The UI works with it: its API calls are answered, and no key prompt is shown.
+    await page.goto(`${cli.url}/#/tasks`)
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor()
+    await page.waitForFunction(() => document.querySelector('table, .empty, p') !== null)
+    await page.waitForTimeout(300)
+    assert.ok(seen.api.length > 0, 'the UI called the API')
+    assert.ok(
+      seen.api.every((s) => s !== 401),
+      `answers: ${seen.api.join(', ')}`,
+    )
+    assert.equal(await page.getByLabel('API key').count(), 0)
+    await page.reload()
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor()
+    assert.equal(await page.getByLabel('API key').count(), 0)
+    await screenshotBoth(page, 'signed-in-from-link')
+    await page.close()
+  })
+
+  test('without the key, the prompt says where the key is', async () => {
+    const page = await browser.page()
+    try {
+      await page.goto(`${cli.url}/#/tasks`)
+      await page.evaluate(() => localStorage.removeItem('popagent.apiKey'))
+      await page.reload()
+      const prompt = page.getByText('This popagent needs its API key')
+      await prompt.waitFor()
+      assert.match(await prompt.innerText(), /api-key file in its data directory/)
+      assert.match(await prompt.innerText(), /POPAGENT_API_KEY/)
+    } finally {
+      // The browser profile is shared by the tests: sign it in again.
+      await page.evaluate((k) => localStorage.setItem('popagent.apiKey', k), key)
+      await page.close()
+    }
+  })
+
+  test('every page loads under the Content-Security-Policy', async () => {
+    const page = await browser.page()
+    page.setDefaultTimeout(20_000)
+    const seen = watch(page)
+    const blockedScripts: string[] = []
+    page.on('pageerror', (e) => blockedScripts.push(e.message))
+    for (const [route, heading] of [
+      ['/', undefined],
+      ['/tasks', 'Tasks'],
+      ['/schedules', 'Schedules'],
+      ['/agents', 'Agents'],
+      ['/agents/orchistrator', undefined],
+      ['/settings', 'Settings'],
+      ['/workspaces', 'Workspaces'],
+    ] as const) {
+      await page.goto(`${cli.url}/#${route}`)
+      if (heading) await page.getByRole('heading', { name: heading, exact: true }).first().waitFor()
+      else await page.locator('main').waitFor()
+      await page.waitForTimeout(200)
+    }
+    const csp = await page.evaluate(() =>
+      fetch('/').then((r) => r.headers.get('content-security-policy')),
+    )
+    assert.match(csp ?? '', /^default-src 'self'/)
+    assert.deepEqual(blockedScripts, [])
+    const notStyles = seen.violations.filter((v) => !/style/i.test(v))
+    assert.deepEqual(notStyles, [], 'only inline styles are ever refused')
+    console.log(`CSP refusals while touring the UI: ${seen.violations.length} (inline styles)`)
+    await page.close()
+  })
+})
