@@ -16,6 +16,7 @@ import type { Workspace } from '@mastra/core/workspace'
 import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
 import { createLspInspect } from '../workspaces/lsp-inspect.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
+import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
 
@@ -79,9 +80,19 @@ export function createAgentFactory(factoryOptions: {
     available: false,
     reason: 'the sandbox self-test has not run on this host',
   }
+  // Registered as a primitive, not only set: the model loop takes its logger from the agent's
+  // primitives when it builds the LLM, and falls back to Mastra's console logger without them,
+  // which printed whole provider errors (request bodies included) unredacted to stdout.
   const withLogger = (agent: RunAgent) => {
-    if (mastraLogger) agent.__setLogger(mastraLogger)
+    if (mastraLogger) agent.__registerPrimitives({ logger: mastraLogger })
     return agent
+  }
+  // Observational Memory's own agents find a logger only through a registered Mastra.
+  const loggingMastra = mastraLogger && createLoggingMastra(mastraLogger)
+  const withMemoryLogger = (memory: MastraMemory) => {
+    if (mastraLogger) memory.__setLogger(mastraLogger)
+    if (loggingMastra) memory.__registerMastra(loggingMastra)
+    return memory
   }
 
   function buildAgent(
@@ -96,7 +107,8 @@ export function createAgentFactory(factoryOptions: {
       if (isWorkspaceTool(name) || name === 'lsp-inspect') {
         const reason = !options.workspaceRoot
           ? 'this run has no repository directory to work in'
-          : name === 'shell' && !sandbox.available
+          : // The language server runs in the same sandbox as the shell, or not at all.
+            (name === 'shell' || name === 'lsp-inspect') && !sandbox.available
             ? sandbox.reason
             : undefined
         if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
@@ -178,7 +190,7 @@ export function createAgentFactory(factoryOptions: {
         new Agent({
           ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options, run),
           agents: specialists,
-          ...(options.memory && { memory: options.memory }),
+          ...(options.memory && { memory: withMemoryLogger(options.memory) }),
         }),
       )
       const profiles = Object.fromEntries(
