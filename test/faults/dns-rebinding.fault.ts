@@ -139,9 +139,9 @@ describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
     let controls = 0
     for (const probe of probes) {
       const body = withBody(probe.method, probe.path)
-      const json = body ? { 'content-type': 'application/json' } : {}
+      const json: Record<string, string> = body ? { 'content-type': 'application/json' } : {}
       for (const host of names) {
-        for (const credential of [{}, { 'x-popagent-key': key }]) {
+        for (const credential of [{}, { 'x-popagent-key': key }] as Record<string, string>[]) {
           // What the rebound page's browser sends: it believes this is its own origin.
           const origin = `http://${host}`
           const res = await send(url, {
