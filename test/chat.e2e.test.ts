@@ -3,6 +3,7 @@
  * the scripted gateway, with real PostgreSQL behind the edge, the host and Mastra's memory.
  */
 import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { workspaces } from '../db/schema/index.ts'
 import { json } from './support/app.ts'
@@ -354,5 +355,79 @@ describe('chat turns', () => {
     assert.ok((await memory.countMessages(other)) > 0)
     const unknown = await fetch(`${url}/api/workspaces/wsp_nowhere/sessions`, { method: 'DELETE' })
     assert.equal(unknown.status, 404)
+  })
+  test('a file part naming a URL is refused with a 400 naming the field, and nothing is ever fetched', async () => {
+    // Every connection to this listener counts, whatever protocol it would have spoken.
+    let connections = 0
+    const listener = createServer((socket) => {
+      connections++
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    const port = (listener.address() as { port: number }).port
+    stack.gateway.respondWith(() => ({ text: 'ok' }))
+    try {
+      const id = await newSession()
+      const message = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
+        id: `u_${Math.random().toString(36).slice(2)}`,
+        role: 'user',
+        parts: [{ type: 'text', text: 'look at this' }, ...parts],
+        ...extra,
+      })
+      const refused: [string, ReturnType<typeof message>][] = [
+        [
+          'message.parts.1.url',
+          message([
+            { type: 'file', mediaType: 'image/png', url: `https://127.0.0.1:${port}/a.png` },
+          ]),
+        ],
+        [
+          'message.parts.1.url',
+          message([
+            { type: 'file', mediaType: 'text/plain', url: `http://127.0.0.1:${port}/a.txt` },
+          ]),
+        ],
+        ['message.parts.1.type', message([{ type: 'image', image: `http://127.0.0.1:${port}/b` }])],
+        [
+          'message.experimental_attachments',
+          message([], {
+            experimental_attachments: [
+              { url: `http://127.0.0.1:${port}/c`, contentType: 'image/png' },
+            ],
+          }),
+        ],
+      ]
+      for (const [field, body] of refused) {
+        const res = await send({ sessionId: id, workspaceId, model: ROUTE, message: body })
+        const answer = (await res.json()) as any
+        assert.equal(res.status, 400, JSON.stringify(answer))
+        assert.equal(answer.error.code, 'VALIDATION_FAILED')
+        assert.ok(answer.error.data.fields[field], JSON.stringify(answer.error.data))
+        // The host refuses it too, should anything reach it without the edge.
+        const host = await fetch(`${stack.host.url}/internal/chat`, {
+          ...json({ sessionId: id, workspaceId, model: ROUTE, message: body }, { method: 'POST' }),
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${stack.host.token}`,
+          },
+        })
+        assert.equal(host.status, 400)
+      }
+      // A file carried inline is accepted, and two further turns read the thread back.
+      const inline = message([
+        { type: 'file', mediaType: 'text/plain', url: 'data:text/plain;base64,aGVsbG8=' },
+      ])
+      for (const body of [inline, userMessage('and again'), userMessage('once more')]) {
+        const res = await send({ sessionId: id, workspaceId, model: ROUTE, message: body })
+        assert.equal(res.status, 200, await res.clone().text())
+        await readUiStream(res)
+      }
+      const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as any
+      assert.equal(session.messages.length, 6)
+      assert.equal(connections, 0, 'the server connected to the URL a client named')
+    } finally {
+      stack.gateway.respondWith(undefined)
+      await new Promise((resolve) => listener.close(resolve))
+    }
   })
 })

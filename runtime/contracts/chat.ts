@@ -4,6 +4,36 @@ import { UiMessage } from './sessions.ts'
 import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
+ * What a user message may hold. Mastra downloads every file (and `image`) part and every
+ * `experimental_attachments` entry that names a URL, on the turn that sends it and again on every
+ * later turn of the thread, since the message stays in memory: a URL here would make the server
+ * fetch whatever a client names, loopback and private addresses included. So parts are text, or
+ * files carried inline as `data:` URLs (the UI sends text only), and the message has no other
+ * fields.
+ */
+const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() })
+const FilePart = z.strictObject({
+  type: z.literal('file'),
+  mediaType: z.string().min(1).max(200),
+  url: z
+    .string()
+    .refine(
+      (url) => /^data:/i.test(url),
+      'a file must be sent inline as a data: URL; the server never fetches a URL',
+    ),
+  filename: z.string().max(1_000).optional(),
+  providerMetadata: z.record(z.string(), z.unknown()).optional(),
+})
+const UserPart = z.discriminatedUnion('type', [TextPart, FilePart], {
+  error: 'a user message holds text parts and file parts only',
+})
+const UserMessage = z.strictObject({
+  ...UiMessage.shape,
+  role: z.literal('user', { error: 'the message must be a user message' }),
+  parts: z.array(UserPart).max(10_000),
+})
+
+/**
  * `POST /api/chat`: the only things a client decides for a turn. Tools, step limits, prompts and
  * execution options are server-side; unknown fields are refused.
  */
@@ -12,10 +42,7 @@ export const ChatRequest = z.strictObject({
   workspaceId: WorkspaceId,
   model: z.string().trim().min(1).max(200).optional(),
   // Only the newest user message: Mastra rebuilds history from the session's thread.
-  message: UiMessage.refine((m) => m.role === 'user', 'the message must be a user message').refine(
-    isStorable,
-    UNSTORABLE_MESSAGE,
-  ),
+  message: UserMessage.refine(isStorable, UNSTORABLE_MESSAGE),
 })
 export type ChatRequest = z.infer<typeof ChatRequest>
 
