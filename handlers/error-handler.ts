@@ -2,7 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, errorBody } from '../runtime/errors.ts'
-import { pgErrorCode } from '../runtime/pg-errors.ts'
+import { loggableError, PG_NUMERIC_OUT_OF_RANGE, pgErrorCode } from '../runtime/pg-errors.ts'
 import type { AppEnv } from './env.ts'
 import { edgeLog } from './log.ts'
 
@@ -53,6 +53,14 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (sqlState && UNSTORABLE_TEXT.has(sqlState)) {
     return c.json(errorBody('INVALID_TEXT', 'the request holds text PostgreSQL cannot store'), 400)
   }
+  // A number past its column's range (int4 is 2147483647 at most) that slipped past the
+  // contracts' bounds: the request's fault, not the server's.
+  if (sqlState === PG_NUMERIC_OUT_OF_RANGE) {
+    return c.json(
+      errorBody('NUMBER_OUT_OF_RANGE', 'a number in the request is out of the stored range'),
+      400,
+    )
+  }
   if (databaseUnavailable(error)) {
     logError(c, error)
     return c.json(
@@ -70,7 +78,8 @@ export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
   c.json(errorBody('ROUTE_NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404)
 
 function logError(c: Context<AppEnv>, error: unknown) {
-  const e = error instanceof Error ? error : new Error(String(error))
-  // Messages and stacks go to the server log only; the wire never sees them.
-  edgeLog('error', c, e.message, { error: e.name, stack: e.stack })
+  // Messages and stacks go to the server log only; the wire never sees them. A failed
+  // statement's bound parameters (request data) reach neither (loggableError).
+  const { message, name, ...fields } = loggableError(error)
+  edgeLog('error', c, String(message ?? 'unknown error'), { error: name, ...fields })
 }

@@ -94,6 +94,18 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
       assert.equal(final.body.revision, 5)
     })
 
+    test('a revision past the int4 range is a 400 naming the field, not a 500', async () => {
+      const session = await create()
+      for (const revision of [2_147_483_648, 2 ** 53, -1]) {
+        const res = await save(session.id, { revision, messages: [] })
+        assert.equal(res.status, 400, JSON.stringify(res.body))
+        assert.ok(res.body.error.data.fields.revision, JSON.stringify(res.body.error))
+      }
+      // The largest int4 is a valid revision: merely a stale one here.
+      const stale = await save(session.id, { revision: 2_147_483_647, messages: [] })
+      assert.equal(stale.status, 409)
+    })
+
     test('a save of a missing session is a 404', async () => {
       const res = await save('ses_00000000000000000000000000', { revision: 0, messages: [] })
       assert.equal(res.status, 404)

@@ -39,8 +39,12 @@ export const CreateSessionInput = z.strictObject({
 })
 export type CreateSessionInput = z.infer<typeof CreateSessionInput>
 
+/** The largest value of a PostgreSQL `integer` (int4) column. */
+export const INT4_MAX = 2_147_483_647
+
 export const SaveSessionInput = z.strictObject({
-  revision: z.number().int().min(0),
+  // Stored in an int4 column: a larger number is a 400 here, not a failed statement.
+  revision: z.number().int().min(0).max(INT4_MAX),
   messages: z.array(UiMessage).max(5_000).refine(isStorable, UNSTORABLE_MESSAGE),
   // A suggested title (for example from the first message); ignored once the user renamed.
   title: Title.optional(),
