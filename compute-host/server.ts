@@ -12,11 +12,12 @@ import {
 } from '../runtime/contracts/host-api.ts'
 import { resolveInside } from './workspaces/containment.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
-import { buildRepoBrief, formatRepoBrief } from './repo-brief/brief.ts'
+import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { secretsEqual } from '../runtime/constant-time.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
+import { loggableError } from '../runtime/pg-errors.ts'
 import { ChatRequest } from '../runtime/contracts/chat.ts'
 import { createUIMessageStreamResponse } from 'ai'
 import { startChatTurn } from './chat/turn.ts'
@@ -78,7 +79,9 @@ export function createHostApp($: HostResources, token: string) {
       const parsed = RepoBriefBody.safeParse(await c.req.json().catch(() => undefined))
       if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
       const path = await resolveInside($.workspaceRoot, parsed.data.path)
-      const brief = await buildRepoBrief(join($.workspaceRoot, path), parsed.data.query)
+      // The edge's request signal: a client that went away stops the brief and its git.
+      const root = join($.workspaceRoot, path)
+      const brief = await buildRepoBrief(root, parsed.data.query, c.req.raw.signal)
       return c.json({ brief, text: formatRepoBrief(brief) })
     })
     .post(HostPaths.threads, async (c) => {
@@ -97,7 +100,9 @@ export function createHostApp($: HostResources, token: string) {
     .get(HostPaths.cronTimezone, (c) => c.json({ timezone: serverTimezone() }))
   app.onError((error, c) => {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
-    $.log.error('host request failed', { path: c.req.path, error })
+    // Refused for load, not failed: the caller hears it as such.
+    if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
+    $.log.error('host request failed', { path: c.req.path, error: loggableError(error) })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)
   })
   app.notFound((c) => c.json(errorBody('ROUTE_NOT_FOUND', 'no such host route'), 404))

@@ -85,23 +85,29 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     path: string,
     body: unknown,
     schema: S,
-    init: { timeoutMs: number; failure: string },
+    init: { timeoutMs: number; failure: string; signal?: AbortSignal },
   ): Promise<z.output<S>> {
+    const signals = [AbortSignal.timeout(init.timeoutMs)]
+    if (init.signal) signals.push(init.signal)
     let response: Response
     try {
       response = await doFetch(`${options.url}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(init.timeoutMs),
+        signal: AbortSignal.any(signals),
       })
     } catch (error) {
+      if (init.signal?.aborted) throw error
       throw new HostUnavailable({ path }, { cause: error, message: describeFetchError(error) })
     }
     const answer = (await response.json().catch(() => undefined)) as
       { error?: { code?: string; message?: string } } | undefined
-    if (response.status === 400 && answer?.error?.code && answer.error.message) {
-      throw new AppError(answer.error.code, 400, answer.error.message)
+    // A 503 with a code is the host saying it is busy (REPO_BRIEF_BUSY), which the client should
+    // hear as such rather than as "the host is down".
+    const passed = response.status === 400 || response.status === 503
+    if (passed && answer?.error?.code && answer.error.message) {
+      throw new AppError(answer.error.code, response.status as 400 | 503, answer.error.message)
     }
     const parsed = schema.safeParse(answer)
     if (!response.ok || !parsed.success) {
@@ -126,11 +132,15 @@ export function createHostClient(options: { url: string; token: string; fetch?: 
     })
   }
 
-  /** The repository brief of a workspace path (the host proves the path is contained). */
-  const repoBrief = (path: string, query: string): Promise<RepoBriefAnswer> =>
+  /**
+   * The repository brief of a workspace path (the host proves the path is contained). `signal`
+   * is the client's: when it goes away, the host withdraws or stops the brief and its git.
+   */
+  const repoBrief = (path: string, query: string, signal?: AbortSignal): Promise<RepoBriefAnswer> =>
     post(HostPaths.repoBrief, { path, query }, RepoBriefAnswer, {
       timeoutMs: 60_000,
       failure: 'the compute host could not build the repository brief',
+      ...(signal && { signal }),
     })
 
   /** Checks a cron expression on the host (croner is Node-only): its next occurrences, or a 400. */

@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { buildRepoBrief, formatRepoBrief } from '../compute-host/repo-brief/brief.ts'
+import { createBriefAdmission } from '../compute-host/repo-brief/admission.ts'
+import {
+  buildRepoBrief,
+  formatRepoBrief,
+  RepoBriefBusy,
+  repoBriefStats,
+} from '../compute-host/repo-brief/brief.ts'
+import {
+  git as gitIn,
+  makeRepository,
+  readProbe,
+  sleepers,
+  slowGitStatus,
+  until,
+} from './support/brief-fixtures.ts'
 import { json } from './support/app.ts'
 import { postChat, roleOf } from './support/chat.ts'
 import { runCli } from './support/process.ts'
@@ -161,5 +175,155 @@ describe('repository brief', () => {
     } finally {
       stack.gateway.respondWith(undefined)
     }
+  })
+  test('a listed path under a directory that became a link out of the repository is never read', async () => {
+    // git lists index entries whatever the work tree holds now: `src/vault/secret-token.ts`
+    // stays listed after `src/vault` was replaced by a link to a directory outside.
+    const linked = await makeRepository(join(dir, 'root', 'linked'), {
+      'src/vault/secret-token.ts': 'export const insideToken = 1\n',
+      'src/other/secret-token-reader.ts': 'export const readSecretToken = () => 1\n',
+    })
+    const outside = join(dir, 'outside')
+    await mkdir(outside)
+    await writeFile(join(outside, 'secret-token.ts'), 'export const OUTSIDE_CANARY_TOKEN = 1\n')
+    await rm(join(linked, 'src', 'vault'), { recursive: true })
+    await symlink(outside, join(linked, 'src', 'vault'))
+    const probe = await readProbe(join(outside, 'secret-token.ts'))
+
+    const brief = await buildRepoBrief(linked, 'secret token')
+    assert.ok(!JSON.stringify(brief).includes('OUTSIDE_CANARY'), JSON.stringify(brief))
+    const reader = brief.files.find((f) => f.path === 'src/other/secret-token-reader.ts')
+    assert.deepEqual(reader?.exports, ['readSecretToken'], 'files inside are still read')
+    if (probe.armed) assert.equal(await probe.wasRead(), false, 'the outside file was opened')
+    // The same through the HTTP route, for a repository registered as a workspace.
+    const created = await fetch(
+      `${url}/api/workspaces`,
+      json({ name: 'linked', path: 'linked' }, { method: 'POST' }),
+    )
+    const id = ((await created.json()) as any).id
+    const res = await fetch(`${url}/api/workspaces/${id}/repo-brief?q=secret+token`)
+    const body = (await res.json()) as any
+    assert.equal(res.status, 200, JSON.stringify(body))
+    assert.ok(!body.text.includes('OUTSIDE_CANARY'), body.text)
+    if (probe.armed) assert.equal(await probe.wasRead(), false)
+  })
+
+  test('an unchanged tree is answered from the cache; an edit, a new file or a commit refreshes it', async () => {
+    const repo = await makeRepository(join(dir, 'root', 'cached'), {
+      'src/alpha-widget.ts': 'export const alphaWidget = 1\n',
+      'src/beta.ts': 'export const beta = 1\n',
+    })
+    await slowGitStatus(repo, 0.21)
+    await writeFile(join(repo, 'src', 'beta.ts'), 'export const beta = 2\n') // runs the filter
+    // How many of the filter's sleeps ran while one brief was built: git ran iff one did.
+    const gitRunsDuring = async (brief: () => Promise<unknown>) => {
+      let seen = 0
+      const sampler = setInterval(() => (seen = Math.max(seen, sleepers(0.21).length)), 5)
+      try {
+        await brief()
+      } finally {
+        clearInterval(sampler)
+      }
+      return seen
+    }
+    let first: Awaited<ReturnType<typeof buildRepoBrief>> | undefined
+    assert.equal(
+      await gitRunsDuring(async () => (first = await buildRepoBrief(repo, 'alpha widget'))),
+      1,
+    )
+    assert.deepEqual(first!.files[0]?.exports, ['alphaWidget'])
+    let again: unknown
+    assert.equal(
+      await gitRunsDuring(async () => (again = await buildRepoBrief(repo, 'alpha widget'))),
+      0,
+    )
+    assert.deepEqual(again, first)
+
+    await writeFile(join(repo, 'src', 'alpha-widget.ts'), 'export const alphaWidgetTwo = 2\n')
+    assert.deepEqual((await buildRepoBrief(repo, 'alpha widget')).files[0]?.exports, [
+      'alphaWidgetTwo',
+    ])
+    await writeFile(join(repo, 'src', 'alpha-widget-extra.ts'), 'export const extra = 1\n')
+    const added = await buildRepoBrief(repo, 'alpha widget')
+    assert.ok(added.files.some((f) => f.path === 'src/alpha-widget-extra.ts'))
+    gitIn(repo, 'add', '.')
+    gitIn(repo, 'commit', '-qm', 'second')
+    const committed = await buildRepoBrief(repo, 'alpha widget')
+    assert.notEqual(committed.head, first!.head)
+    assert.deepEqual(committed.changed, [])
+  })
+
+  test('at most three briefs run at once, twelve more wait, and past that bound it is a 503', async () => {
+    const repo = await makeRepository(join(dir, 'root', 'busy'), {
+      'src/busy-thing.ts': 'export const busyThing = 1\n',
+    })
+    await slowGitStatus(repo, 0.41)
+    await writeFile(join(repo, 'src', 'busy-thing.ts'), 'export const busyThing = 2\n')
+    const created = await fetch(
+      `${url}/api/workspaces`,
+      json({ name: 'busy', path: 'busy' }, { method: 'POST' }),
+    )
+    const id = ((await created.json()) as any).id
+    let peakGit = 0
+    let peakBriefs = 0
+    const sampler = setInterval(() => {
+      peakGit = Math.max(peakGit, sleepers(0.41).length)
+      peakBriefs = Math.max(peakBriefs, repoBriefStats().active)
+    }, 5)
+    try {
+      // 3 run, 12 wait, the 16th is refused; distinct queries, so none is a cache hit.
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const res = await fetch(`${url}/api/workspaces/${id}/repo-brief?q=busy+thing+${i}`)
+          return { status: res.status, body: (await res.json()) as any }
+        }),
+      )
+      const refused = answers.filter((a) => a.status === 503)
+      assert.equal(refused.length, 1, JSON.stringify(answers.map((a) => a.status)))
+      assert.equal(refused[0]!.body.error.code, 'REPO_BRIEF_BUSY')
+      assert.equal(answers.filter((a) => a.status === 200).length, 15)
+    } finally {
+      clearInterval(sampler)
+    }
+    assert.ok(peakGit <= 3 && peakBriefs === 3, `git ${peakGit}, briefs ${peakBriefs} at once`)
+    assert.deepEqual(repoBriefStats(), { limit: 3, active: 0, queued: 0 })
+  })
+
+  test('a client that goes away stops its brief and the git it runs', async () => {
+    const repo = await makeRepository(join(dir, 'root', 'cancelled'), {
+      'src/slow-thing.ts': 'export const slowThing = 1\n',
+    })
+    await slowGitStatus(repo, 6.17)
+    await writeFile(join(repo, 'src', 'slow-thing.ts'), 'export const slowThing = 2\n')
+    const created = await fetch(
+      `${url}/api/workspaces`,
+      json({ name: 'cancelled', path: 'cancelled' }, { method: 'POST' }),
+    )
+    const id = ((await created.json()) as any).id
+    const client = new AbortController()
+    const request = fetch(`${url}/api/workspaces/${id}/repo-brief?q=slow+thing`, {
+      signal: client.signal,
+    }).catch((error: Error) => error)
+    await until(() => sleepers(6.17).length === 1, 5_000, 'the brief’s git to start')
+    client.abort()
+    assert.equal(((await request) as Error).name, 'AbortError')
+    // Well before the filter's 6 s: the edge, the host and bubblewrap each passed the abort on.
+    await until(() => sleepers(6.17).length === 0, 2_000, 'the brief’s git to stop')
+    await until(() => repoBriefStats().active === 0, 2_000, 'the brief to release its slot')
+  })
+
+  test('a waiting brief whose caller gave up leaves the queue; a full queue refuses at once', async () => {
+    const admission = createBriefAdmission(1, 1)
+    const running = await admission.acquire()
+    const giveUp = new AbortController()
+    const waiting = admission.acquire(giveUp.signal)
+    await assert.rejects(admission.acquire(), RepoBriefBusy)
+    giveUp.abort()
+    await assert.rejects(waiting, { name: 'AbortError' })
+    assert.deepEqual(admission.stats(), { limit: 1, active: 1, queued: 0 })
+    const next = admission.acquire()
+    running.release()
+    ;(await next).release()
+    assert.deepEqual(admission.stats(), { limit: 1, active: 0, queued: 0 })
   })
 })

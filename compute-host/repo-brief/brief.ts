@@ -1,152 +1,53 @@
-import { lstat, readFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { exportedSymbols, loadTypeScript } from './exports.ts'
-import { takeInventory } from './inventory.ts'
+import { realpath } from 'node:fs/promises'
+import { createBriefAdmission } from './admission.ts'
+import { createBriefCache } from './cache.ts'
+import { composeRepoBrief, type RepoBrief } from './compose.ts'
+import { treeFingerprint } from './fingerprint.ts'
 
-const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/
-const TEST = /(\.|_)(test|spec)\.[a-z]+$|(^|\/)(__tests__|tests?)\//
-const MAX_PARSED = 400
-const MAX_SOURCE_BYTES = 256 * 1024
-const MAX_FILES = 12
-const MAX_TESTS = 5
-const MAX_CHANGED = 30
-// A top match this strong, with its exports matching and a test beside it, is specific enough to
-// implement against without a separate research pass.
-const READY_SCORE = 8
+export { composeRepoBrief, queryTerms } from './compose.ts'
+export type { BriefFile, RepoBrief } from './compose.ts'
+export { RepoBriefBusy } from './admission.ts'
 
-const STOP_WORDS = new Set(
-  'the and for with that this from into when what where which how why are was were will would should could have has had not but all any can our your their its use using add fix make update change please file files code'.split(
-    ' ',
-  ),
-)
+// Two cores on the smallest host: three briefs keep both busy while one waits on git.
+const CONCURRENT_BRIEFS = 3
+const WAITING_BRIEFS = 12
+const CACHED_BRIEFS = 64
 
-export type BriefFile = {
-  path: string
-  score: number
-  exports: string[]
-  tests: string[]
-  change?: string
-}
-
-export type RepoBrief = {
-  query: string
-  terms: string[]
-  head: string | null
-  git: boolean
-  files: BriefFile[]
-  changed: { path: string; status: string }[]
-  readyForImplementation: boolean
-}
-
-/** Query words: camelCase and punctuation split, lowercased, short and common words dropped. */
-export function queryTerms(query: string): string[] {
-  const words = query
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length >= 3 && !STOP_WORDS.has(w))
-  return [...new Set(words)].slice(0, 12)
-}
+// One of each per host process: every caller (the HTTP route, the agents' tool, the preflight of
+// a run) shares the cap and the cache.
+const admission = createBriefAdmission(CONCURRENT_BRIEFS, WAITING_BRIEFS)
+const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
 
 /**
- * A deterministic, read-only brief of a repository for a query: the most relevant source paths
- * with their exported symbols and adjacent tests, plus the change state. It runs fixed git
- * commands and the TypeScript parser, nothing else: no model, no embeddings, no network, and the
- * query never reaches a command line. The same tree and query give the same brief.
+ * The repository brief for a query, as every caller gets it: admitted under the host's cap
+ * (REPO_BRIEF_BUSY past it), answered from the cache when the tree's fingerprint and the query
+ * are unchanged, built otherwise. `signal` (the request's) withdraws a waiting brief and stops a
+ * running one, git included. A brief is cached only when the tree was the same before and after
+ * it was built, so a brief of a tree that changed under it is never served again.
  */
 export async function buildRepoBrief(
   root: string,
   query: string,
   signal?: AbortSignal,
 ): Promise<RepoBrief> {
-  const terms = queryTerms(query)
-  const inventory = await takeInventory(root, signal)
-  const sources = inventory.files.filter((f) => SOURCE.test(f) && !TEST.test(f))
-  const tests = inventory.files.filter((f) => TEST.test(f))
-
-  const pathScore = (file: string) => {
-    const name = basename(file).toLowerCase()
-    const dir = dirname(file).toLowerCase()
-    let score = 0
-    for (const term of terms) {
-      if (name.includes(term)) score += 3
-      else if (dir.includes(term)) score += 1
-    }
-    return score
-  }
-  const byPath = sources
-    .map((path) => ({ path, score: pathScore(path) }))
-    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
-  // Parse the files whose path matched, then changed ones, up to the bound.
-  const toParse = [
-    ...byPath.filter((f) => f.score > 0),
-    ...byPath.filter((f) => f.score === 0 && inventory.changes.has(f.path)),
-  ].slice(0, MAX_PARSED)
-  if (terms.length > 0 && toParse.length < MAX_PARSED) {
-    toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
-  }
-
-  const scored: BriefFile[] = []
-  for (const { path, score: base } of toParse) {
-    const exports = await exportsOf(root, path)
-    let score = base
-    for (const symbol of exports) {
-      const lower = symbol.toLowerCase()
-      for (const term of terms) if (lower.includes(term)) score += 2
-    }
-    if (score === 0) continue
-    const change = inventory.changes.get(path)
-    scored.push({
-      path,
-      score,
-      exports,
-      tests: adjacentTests(path, tests),
-      ...(change && { change }),
-    })
-  }
-  scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
-  const files = scored.slice(0, MAX_FILES)
-  const top = files[0]
-  const readyForImplementation =
-    !!top &&
-    top.score >= READY_SCORE &&
-    top.tests.length > 0 &&
-    top.exports.some((e) => terms.some((t) => e.toLowerCase().includes(t)))
-  return {
-    query,
-    terms,
-    head: inventory.head,
-    git: inventory.git,
-    files,
-    changed: [...inventory.changes]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .slice(0, MAX_CHANGED)
-      .map(([path, status]) => ({ path, status })),
-    readyForImplementation,
+  const lease = await admission.acquire(signal)
+  try {
+    signal?.throwIfAborted()
+    const canonical = await realpath(root)
+    const before = await treeFingerprint(canonical, signal)
+    const key = before && JSON.stringify([canonical, before, query])
+    const cached = key ? cache.get(key) : undefined
+    if (cached) return structuredClone(cached)
+    const brief = await composeRepoBrief(canonical, query, signal)
+    if (key && (await treeFingerprint(canonical, signal)) === before) cache.set(key, brief)
+    return structuredClone(brief)
+  } finally {
+    lease.release()
   }
 }
 
-async function exportsOf(root: string, path: string): Promise<string[]> {
-  const full = join(root, path)
-  // lstat: a link could point outside the repository; the brief never follows one.
-  const info = await lstat(full).catch(() => undefined)
-  if (!info?.isFile() || info.size > MAX_SOURCE_BYTES) return []
-  return exportedSymbols(await loadTypeScript(), path, await readFile(full, 'utf8'))
-}
-
-/** Tests named after the file (`x.test.ts`, `x.spec.ts`, `__tests__/x.ts`, `test/x*.test.ts`). */
-function adjacentTests(path: string, tests: string[]): string[] {
-  const stem = basename(path)
-    .replace(/\.[^.]+$/, '')
-    .toLowerCase()
-  if (stem === 'index') return []
-  return tests
-    .filter((t) => {
-      const name = basename(t).toLowerCase()
-      return name.startsWith(`${stem}.`) || name.startsWith(`${stem}_`) || name === `${stem}.ts`
-    })
-    .slice(0, MAX_TESTS)
-}
+/** How many briefs run and wait now (for tests and the fault suite). */
+export const repoBriefStats = () => admission.stats()
 
 /** The brief as Markdown, byte-identical for identical briefs. */
 export function formatRepoBrief(brief: RepoBrief): string {

@@ -3,7 +3,15 @@ import { join, relative, sep } from 'node:path'
 import { sandboxedGit } from './sandboxed-git.ts'
 
 const MAX_FILES = 50_000
-const SKIP_DIRS = new Set(['.git', 'node_modules', 'dist', 'build', 'coverage', '.next', 'data'])
+export const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  'dist',
+  'build',
+  'coverage',
+  '.next',
+  'data',
+])
 
 export type Inventory = {
   files: string[]

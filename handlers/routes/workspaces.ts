@@ -39,7 +39,8 @@ export const workspaces = new Hono<AppEnv>()
     validate('query', RepoBriefQuery),
     async (c) => {
       const workspace = await Workspaces.get(c.var.db, c.req.valid('param').id)
-      return c.json(await c.var.host.repoBrief(workspace.path, c.req.valid('query').q), 200)
+      const { q } = c.req.valid('query')
+      return c.json(await c.var.host.repoBrief(workspace.path, q, c.req.raw.signal), 200)
     },
   )
   .delete('/:id', validate('param', WorkspaceParams), async (c) => {
