@@ -5,16 +5,23 @@
  *   node bench/api-stack-servers.ts node-http  bare node:http doing the same work by hand
  *   node bench/api-stack-servers.ts fastify    Fastify 5: onRequest auth hook, JSON schemas
  * Each serves `POST /api/bench/echo` with `{ name: string(1..100), count: int }`, answers
- * `{ greeting, doubled }` with an `x-request-id` header, and refuses with the same error shape
- * (`{ error: { code, message, data? } }`): 401 without the key, 415 without a JSON content type,
- * 400 on malformed JSON or a bad body, 413 over MAX_BODY_BYTES, JSON 404 elsewhere.
+ * `{ greeting, doubled }` with an `x-request-id` header and the edge's security headers, and
+ * refuses with the same error shape (`{ error: { code, message, data? } }`): 421 for a Host that
+ * is not loopback, 403 for a cross-site Origin, 401 without the key, 415 without a JSON content
+ * type, 400 on malformed JSON or a bad body, 413 over MAX_BODY_BYTES, JSON 404 elsewhere.
  * Each prints its URL on the first line of stdout and runs until killed.
  */
 import { serve } from '@hono/node-server'
 import Fastify, { type FastifyError } from 'fastify'
 import { Hono } from 'hono'
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import type { Db } from '../db/index.ts'
@@ -23,7 +30,10 @@ import type { AppEnv } from '../handlers/env.ts'
 import { handleError, handleNotFound } from '../handlers/error-handler.ts'
 import { API_KEY_HEADER, apiKeyAuth } from '../handlers/middleware/auth.ts'
 import { jsonBodyLimit } from '../handlers/middleware/body-limit.ts'
+import { allowedHosts } from '../handlers/middleware/allowed-hosts.ts'
 import { requestId } from '../handlers/middleware/request-id.ts'
+import { sameOriginWrites } from '../handlers/middleware/same-origin.ts'
+import { SECURITY_HEADERS, securityHeaders } from '../handlers/middleware/security-headers.ts'
 import { validate } from '../handlers/validate.ts'
 import { errorBody } from '../runtime/errors.ts'
 
@@ -39,7 +49,10 @@ const answer = (input: { name: string; count: number }) => ({
   doubled: input.count * 2,
 })
 
-/** Ours: the edge's middleware order (request id, then /api's auth and body limit). */
+/**
+ * Ours: the edge's middleware order (request id, security headers, Host check, then /api's
+ * cross-site check, auth and body limit).
+ */
 function ours() {
   const config = parseEdgeConfig({
     POPAGENT_API_KEY: BENCH_API_KEY,
@@ -49,7 +62,9 @@ function ours() {
   const echo = new Hono<AppEnv>().post('/echo', validate('json', EchoInput), (c) =>
     c.json(answer(c.req.valid('json'))),
   )
-  const api = new Hono<AppEnv>().use(apiKeyAuth, jsonBodyLimit).route('/bench', echo)
+  const api = new Hono<AppEnv>()
+    .use(sameOriginWrites, apiKeyAuth, jsonBodyLimit)
+    .route('/bench', echo)
   const app = new Hono<AppEnv>()
     .use(async (c, next) => {
       // As entry.node.ts does: the process's config, injected per request.
@@ -58,7 +73,7 @@ function ours() {
       c.set('observabilityDb', {} as Db)
       await next()
     })
-    .use(requestId)
+    .use(requestId, securityHeaders, allowedHosts)
     .route('/api', api)
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -67,6 +82,20 @@ function ours() {
   )
   ;(server as Server).keepAliveTimeout = 60_000
 }
+
+// The edge's headers, Host allowlist (loopback) and cross-site check, for the by-hand servers.
+const RESPONSE_HEADERS: Record<string, string> = {
+  ...SECURITY_HEADERS,
+  'cache-control': 'no-store',
+}
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+const hostAllowed = (host: string | undefined) =>
+  host !== undefined && LOOPBACK.has(host.toLowerCase().replace(/:\d+$/, ''))
+const crossSite = (headers: IncomingHttpHeaders) =>
+  headers['sec-fetch-site'] === 'cross-site' ||
+  (headers.origin !== undefined && headers.origin !== `http://${headers.host}`)
+const HOST_REFUSED = errorBody('HOST_NOT_ALLOWED', 'this server does not answer for that name')
+const CROSS_SITE = errorBody('CROSS_SITE_REQUEST', 'state-changing requests from another site')
 
 /** Bare node:http: every step the stack does, written out by hand. */
 function nodeHttp() {
@@ -85,9 +114,18 @@ function nodeHttp() {
       'x-request-id',
       typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID(),
     )
+    for (const name in RESPONSE_HEADERS) res.setHeader(name, RESPONSE_HEADERS[name]!)
+    if (!hostAllowed(req.headers.host)) {
+      req.resume()
+      return send(res, 421, HOST_REFUSED)
+    }
     if (req.method !== 'POST' || req.url !== ECHO_PATH) {
       req.resume()
       return send(res, 404, errorBody('ROUTE_NOT_FOUND', `no route for ${req.method} ${req.url}`))
+    }
+    if (crossSite(req.headers)) {
+      req.resume()
+      return send(res, 403, CROSS_SITE)
     }
     const key = req.headers[API_KEY_HEADER]
     if (typeof key !== 'string' || !timingSafeEqual(sha256(key), expectedDigest)) {
@@ -163,7 +201,10 @@ async function fastify() {
   app.removeContentTypeParser('text/plain')
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
+    reply.headers(RESPONSE_HEADERS)
+    if (!hostAllowed(req.headers.host)) return reply.code(421).send(HOST_REFUSED)
     if (!req.url.startsWith('/api/')) return
+    if (req.method === 'POST' && crossSite(req.headers)) return reply.code(403).send(CROSS_SITE)
     const key = req.headers[API_KEY_HEADER]
     if (typeof key !== 'string' || !timingSafeEqual(sha256(key), expectedDigest)) {
       return reply

@@ -1,10 +1,11 @@
 /**
- * The API stack on one small JSON route: our real middleware (request id, API key, body limit,
- * zod validation, the shared error handler) on @hono/node-server, as the Node edge serves it,
- * against bare node:http doing the same work by hand and against Fastify 5 (see
- * api-stack-servers.ts). Before measuring, the three must give the same answers: the same
- * status, error code (or body) and request-id header for a good request, a missing key, a bad
- * body, malformed JSON, a text body and an unknown route.
+ * The API stack on one small JSON route: our real middleware (request id, security headers, Host
+ * and cross-site checks, API key, body limit, zod validation, the shared error handler) on
+ * @hono/node-server, as the Node edge serves it, against bare node:http doing the same work by
+ * hand and against Fastify 5 (see api-stack-servers.ts). Before measuring, the three must give
+ * the same answers: the same status, error code (or body) and request-id header for a good
+ * request, a foreign Host, a cross-site Origin, a missing key, a bad body, malformed JSON, a text
+ * body and an unknown route.
  *
  * Load: this process, closed loop, CONNECTIONS requests in flight on as many keep-alive sockets
  * (node:http Agent, the cheapest client at hand), for a fixed time per server per round. Each
@@ -91,6 +92,8 @@ async function answers(server: Server) {
   const json = (body: string) => ({ ...HEADERS, 'content-length': String(body.length) })
   const probes = {
     good: {},
+    foreignHost: { headers: { ...HEADERS, host: 'attacker.test' } },
+    crossSite: { headers: { ...HEADERS, origin: 'http://attacker.test' } },
     noKey: { headers: { 'content-type': 'application/json' } },
     badBody: {
       headers: json('{"name":"","count":1.5}'),
