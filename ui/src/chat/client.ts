@@ -3,6 +3,7 @@
  * workspaces, the model catalog, and a turn's stream.
  */
 import type { ChatRequest } from '../../../runtime/contracts/chat.ts'
+import type { HealthBody } from '../../../runtime/contracts/health.ts'
 import type { SaveSessionInput, SessionStatus } from '../../../runtime/contracts/sessions.ts'
 import { api, ApiError, ok } from '../api.ts'
 
@@ -26,6 +27,21 @@ export const deleteSession = (id: string) => ok(api.sessions[':id'].$delete({ pa
 export const listWorkspaces = () => ok(api.workspaces.$get())
 
 export const getModels = () => ok(api.models.$get())
+
+/**
+ * The server's health report. A 503 (a database not answering) still carries the report, which
+ * is what the chat's first-run check reads (compute host and gateway), so it is returned too.
+ */
+export async function getHealth(): Promise<HealthBody> {
+  let res: Response
+  try {
+    res = await api.health.$get()
+  } catch {
+    throw new ApiError(0, 'UNREACHABLE', 'popagent is not reachable; is the server running?')
+  }
+  if (res.status !== 200 && res.status !== 503) await ok(Promise.resolve(res))
+  return (await res.json()) as HealthBody
+}
 
 export type SessionView = Awaited<ReturnType<typeof getSession>>
 export type SessionSummaryView = Awaited<ReturnType<typeof listSessions>>['sessions'][number]

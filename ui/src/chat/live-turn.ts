@@ -69,12 +69,23 @@ export async function runTurn(request: ChatRequest, text: string) {
     })
     return
   }
+  // One state update per network read, not per chunk: a fast stream delivers hundreds of small
+  // deltas in one read, and each update re-runs the page's reactive work.
+  let pending: ChatChunk[] = []
+  const flush = () => {
+    if (pending.length === 0) return
+    const chunks = pending
+    pending = []
+    update((t) => ({ ...t, reply: chunks.reduce(applyChunk, t.reply) }))
+  }
   try {
-    const finished = await readSse(body, (chunk) =>
-      update((t) => ({ ...t, reply: applyChunk(t.reply, chunk as ChatChunk) })),
-    )
+    const finished = await readSse(body, (chunk) => {
+      if (pending.push(chunk as ChatChunk) === 1) queueMicrotask(flush)
+    })
+    flush()
     if (!finished) update((t) => ({ ...t, reply: closeReply(t.reply) }))
   } catch {
+    flush()
     update((t) => ({
       ...t,
       reply: live.controller.signal.aborted

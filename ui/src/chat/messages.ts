@@ -94,3 +94,29 @@ export function withoutExchange<T extends Pick<UiMessage, 'id' | 'role'>>(
 export function newMessageId(): string {
   return `msg_ui_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`
 }
+
+/**
+ * Stable keys for the transcript's rows. A user message is keyed by its id; a reply by the user
+ * message it answers (and its place after it), not by its own id, because the live copy of a
+ * reply has a client-side id and the saved copy the server's. So when the saved session replaces
+ * the live turn, the reply keeps its row, and a long rendered reply is not built a second time.
+ */
+export function rowKeys(messages: readonly Pick<ShownMessage, 'id' | 'role'>[]): string[] {
+  const keys: string[] = []
+  const seen = new Set<string>()
+  let after = ''
+  let n = 0
+  for (const message of messages) {
+    let key: string
+    if (message.role === 'user') {
+      after = message.id
+      n = 0
+      key = `u:${message.id}`
+    } else key = `r:${after}:${n++}`
+    // Keys must be unique in the list even if ids repeat in a damaged session.
+    while (seen.has(key)) key += "'"
+    seen.add(key)
+    keys.push(key)
+  }
+  return keys
+}

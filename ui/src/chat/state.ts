@@ -9,3 +9,5 @@ export const [draft, setDraft] = createSignal('')
 export const [pickedModel, setPickedModel] = createSignal<string>()
 export const [workspaceFilter, setWorkspaceFilter] = createSignal('')
 export const [archivedOpen, setArchivedOpen] = createSignal(false)
+/** The owner chose to chat although the gateway's catalog looked empty (first-run.tsx). */
+export const [setupDismissed, setSetupDismissed] = createSignal(false)

@@ -1,12 +1,16 @@
-import { createSignal, For, Show } from 'solid-js'
+import { createMemo, createSignal, For, Show } from 'solid-js'
 import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
+import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from './confirm.tsx'
-import { activityOf, metadataOf, textOf, usageOf, type ShownMessage } from './messages.ts'
+import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import type { ActivityPart } from './reducer.ts'
+
+type Row = { message: ShownMessage; streaming: boolean }
 
 /**
  * The conversation: saved messages, then the live exchange while a turn streams. Saved and live
  * replies render through the same view, so the agents' activity looks the same after a reload.
+ * Rows are keyed (rowKeys) so the saved copy of a finished turn takes over the live copy's row.
  */
 export function Transcript(props: {
   messages: ShownMessage[]
@@ -15,49 +19,56 @@ export function Transcript(props: {
   onRemove?: ((userMessageId: string) => void) | undefined
 }) {
   const [confirming, setConfirming] = createSignal<string>()
+  const rows = createMemo(() => {
+    const live = props.live
+    const list: Row[] = props.messages.map((message) => ({ message, streaming: false }))
+    if (live) {
+      list.push({ message: live.user, streaming: false })
+      list.push({ message: live.reply, streaming: live.streaming })
+    }
+    const keys = rowKeys(list.map((r) => r.message))
+    return { keys, byKey: new Map(keys.map((key, i) => [key, list[i]!])) }
+  })
   return (
     <ol class="transcript" aria-label="Conversation">
-      <For each={props.messages}>
-        {(message) => (
-          <li>
-            <MessageView
-              message={message}
-              onRemove={
-                props.onRemove && message.role === 'user'
-                  ? () => setConfirming(message.id)
-                  : undefined
-              }
-            />
-            <Show when={confirming() === message.id && props.onRemove}>
-              {(remove) => (
-                <Confirm
-                  message="Remove this message and its reply from the transcript? The agents’ memory of the conversation is not changed."
-                  confirmLabel="Remove exchange"
-                  onConfirm={() => {
-                    // Read before closing: the Show's value is stale once its condition is false.
-                    const removeExchange = remove()
-                    setConfirming(undefined)
-                    removeExchange(message.id)
-                  }}
-                  onCancel={() => setConfirming(undefined)}
-                />
+      <For each={rows().keys}>
+        {(key) => {
+          const row = () => rows().byKey.get(key)
+          return (
+            <Show when={row()}>
+              {(r) => (
+                <li>
+                  <MessageView
+                    message={r().message}
+                    streaming={r().streaming}
+                    onRemove={
+                      props.onRemove && r().message.role === 'user'
+                        ? () => setConfirming(r().message.id)
+                        : undefined
+                    }
+                  />
+                  <Show when={confirming() === r().message.id && props.onRemove}>
+                    {(remove) => (
+                      <Confirm
+                        message="Remove this message and its reply from the transcript? The agents’ memory of the conversation is not changed."
+                        confirmLabel="Remove exchange"
+                        onConfirm={() => {
+                          // Read before closing: the Show's value is stale once its condition is false.
+                          const removeExchange = remove()
+                          const id = r().message.id
+                          setConfirming(undefined)
+                          removeExchange(id)
+                        }}
+                        onCancel={() => setConfirming(undefined)}
+                      />
+                    )}
+                  </Show>
+                </li>
               )}
             </Show>
-          </li>
-        )}
+          )
+        }}
       </For>
-      <Show when={props.live}>
-        {(live) => (
-          <>
-            <li>
-              <MessageView message={live().user} />
-            </li>
-            <li>
-              <MessageView message={live().reply} streaming={live().streaming} />
-            </li>
-          </>
-        )}
-      </Show>
     </ol>
   )
 }
@@ -68,7 +79,7 @@ function MessageView(props: {
   onRemove?: (() => void) | undefined
 }) {
   const meta = () => metadataOf(props.message)
-  const text = () => textOf(props.message)
+  const text = createMemo(() => textOf(props.message))
   const activity = () => activityOf(props.message)
   if (props.message.role === 'user') {
     return (
@@ -109,7 +120,7 @@ function MessageView(props: {
           </Show>
         }
       >
-        <div class="msg-text reply-text">{text()}</div>
+        <Markdown class="reply-text" text={text()} streaming={props.streaming} />
       </Show>
       <Show when={meta()?.error}>
         <p class="error turn-error" role="alert">

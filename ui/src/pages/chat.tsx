@@ -1,6 +1,8 @@
 import { useNavigate, useParams } from '@solidjs/router'
 import {
+  createComputed,
   createEffect,
+  createMemo,
   createResource,
   createSignal,
   on,
@@ -13,6 +15,7 @@ import { ApiError } from '../api.ts'
 import {
   createSession,
   deleteSession,
+  getHealth,
   getModels,
   getSession,
   listSessions,
@@ -22,6 +25,7 @@ import {
   type SessionView,
 } from '../chat/client.ts'
 import { Composer } from '../chat/composer.tsx'
+import { FirstRun } from '../chat/first-run.tsx'
 import {
   clearRefusal,
   liveTurn,
@@ -42,9 +46,12 @@ import {
   setArchivedOpen,
   setDraft,
   setPickedModel,
+  setSetupDismissed,
+  setupDismissed,
   setWorkspaceFilter,
   workspaceFilter,
 } from '../chat/state.ts'
+import { setupProblem } from '../chat/setup-check.ts'
 import { Transcript } from '../chat/transcript.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import './chat.css'
@@ -63,7 +70,8 @@ export default function Chat() {
   const workspaceId = workspaceFilter
   const [sidebarOpen, setSidebarOpen] = createSignal(false)
   const [workspaces] = createResource(listWorkspaces)
-  const [models] = createResource(getModels)
+  const [models, { refetch: refetchModels }] = createResource(getModels)
+  const [health, { refetch: refetchHealth }] = createResource(getHealth)
   // An object source: '' (all workspaces) is falsy, and a falsy source would never fetch.
   const [active, { refetch: refetchActive }] = createResource(
     () => ({ ws: workspaceId() }),
@@ -103,6 +111,21 @@ export default function Chat() {
     return r && r.sessionId === params.id ? r.error : undefined
   }
   const refetchLists = () => Promise.all([refetchActive(), refetchArchived()])
+
+  // What keeps the chat from working (gateway down, no models): the first-run panel takes the
+  // message box's place. Never during a turn, whose Stop button must stay.
+  const problem = createMemo(() => setupProblem(valueOf(health), valueOf(models)))
+  const blocking = () => {
+    const p = problem()
+    if (!p || busyHere() || (p.kind === 'no-models' && setupDismissed())) return undefined
+    return p
+  }
+  const [checking, setChecking] = createSignal(false)
+  async function recheck() {
+    setChecking(true)
+    await Promise.allSettled([refetchHealth(), refetchModels()])
+    setChecking(false)
+  }
 
   // A new session, another open session: the notice and error were about the previous one.
   createEffect(
@@ -166,17 +189,19 @@ export default function Chat() {
     )
   }
 
-  // A finished turn comes back saved: show it in place of the live copy, and the new title.
-  createEffect(
+  // A finished turn comes back saved: show it in place of the live copy, and the new title. A
+  // computation, not an effect, so the saved session is in place before the transcript renders
+  // without the live turn: the reply keeps its rendered row instead of being built again.
+  createComputed(
     on(
       savedAfterTurn,
       (saved) => {
         if (saved && saved.id === params.id) setSession(saved)
-        void refetchLists()
       },
       { defer: true },
     ),
   )
+  createEffect(on(savedAfterTurn, () => void refetchLists(), { defer: true }))
 
   async function rename(title: string) {
     const s = current()
@@ -267,21 +292,25 @@ export default function Chat() {
     onCleanup(() => document.removeEventListener('keydown', onKey))
   })
 
-  // Follow the reply as it streams, unless the reader scrolled up.
+  // Follow the reply as it streams, unless the reader scrolled up. The conversation's size is
+  // observed rather than each chunk: the observer runs once per frame, after layout, so following
+  // costs no extra layout however fast the reply streams.
   let follow = true
+  let conversation: HTMLElement | undefined
   onMount(() => {
     const onScroll = () => {
       follow = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80
     }
     window.addEventListener('scroll', onScroll, { passive: true })
-    onCleanup(() => window.removeEventListener('scroll', onScroll))
+    const grows = new ResizeObserver(() => {
+      if (follow) window.scrollTo({ top: document.documentElement.scrollHeight })
+    })
+    if (conversation) grows.observe(conversation)
+    onCleanup(() => {
+      window.removeEventListener('scroll', onScroll)
+      grows.disconnect()
+    })
   })
-  createEffect(
-    on([() => liveHere()?.reply, () => current()?.messages.length], () => {
-      if (follow)
-        requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight }))
-    }),
-  )
 
   const composerDisabled = () => {
     if (running() && !busyHere()) {
@@ -312,7 +341,7 @@ export default function Chat() {
       <Show when={sidebarOpen()}>
         <div class="sidebar-backdrop" onClick={() => setSidebarOpen(false)} />
       </Show>
-      <section class="conversation" aria-label="Chat">
+      <section class="conversation" aria-label="Chat" ref={conversation}>
         <div class="conversation-top">
           <button
             type="button"
@@ -346,7 +375,7 @@ export default function Chat() {
             )}
           </Show>
         </div>
-        <Show when={valueOf(models)?.warning}>
+        <Show when={!blocking() && valueOf(models)?.warning}>
           {(warning) => (
             <p class="gateway-warning" role="alert">
               Model gateway unavailable: {warning()}
@@ -362,11 +391,13 @@ export default function Chat() {
         <Show
           when={current()?.messages.length || liveHere()}
           fallback={
-            <p class="muted empty-chat">
-              {params.id
-                ? 'No messages yet.'
-                : 'Start a new chat: write a message below, or pick a session.'}
-            </p>
+            <Show when={!blocking()}>
+              <p class="muted empty-chat">
+                {params.id
+                  ? 'No messages yet.'
+                  : 'Start a new chat: write a message below, or pick a session.'}
+              </p>
+            </Show>
           }
         >
           <Transcript
@@ -386,22 +417,36 @@ export default function Chat() {
             }
           />
         </Show>
-        <Composer
-          ref={(el) => (input = el)}
-          draft={draft()}
-          onDraft={setDraft}
-          running={busyHere()}
-          disabled={composerDisabled()}
-          onSend={() => void send()}
-          onStop={stopTurn}
-          picker={
-            <ModelPicker
-              models={valueOf(models)}
-              value={selectedModel()}
-              onChange={setPickedModel}
+        <Show
+          when={blocking()}
+          fallback={
+            <Composer
+              ref={(el) => (input = el)}
+              draft={draft()}
+              onDraft={setDraft}
+              running={busyHere()}
+              disabled={composerDisabled()}
+              onSend={() => void send()}
+              onStop={stopTurn}
+              picker={
+                <ModelPicker
+                  models={valueOf(models)}
+                  value={selectedModel()}
+                  onChange={setPickedModel}
+                />
+              }
             />
           }
-        />
+        >
+          {(p) => (
+            <FirstRun
+              problem={p()}
+              checking={checking()}
+              onRetry={() => void recheck()}
+              onContinue={() => setSetupDismissed(true)}
+            />
+          )}
+        </Show>
       </section>
     </div>
   )
