@@ -35,7 +35,7 @@ export type HostResources = {
   workspaceRoot: string
   /** Whether the shell's bubblewrap sandbox passed its start-up self-test, and why not. */
   sandbox: SandboxStatus
-  /** Removes configured secrets (and their encodings) from text that leaves the host. */
+  /** Removes the secrets (env.ts `hostSecrets`, the API key among them) and their encodings. */
   redact: (text: string) => string
   /** Runs background tasks from the shared queue. */
   tasks: TaskRunner
