@@ -1,11 +1,15 @@
 /**
  * Which blocks of a streaming reply are settled. Re-lexing a whole long reply on every chunk is
  * what makes streamed Markdown janky, so the renderer lexes only from the end of the settled
- * blocks, at most about `window` characters at a time. Every top-level block before the last one
- * is settled: Markdown decides a block's extent from the lines it spans and the next block's
- * start, so text appended later can change the last block only (a paragraph turning into a setext
- * heading or a table, an open code fence closing). Link reference definitions are the exception
- * (they reach backwards); the renderer re-renders earlier blocks when one arrives. No DOM here:
+ * blocks, at most about `window` characters at a time, and renders each settled block once.
+ *
+ * A block is settled when text appended later cannot change it, which Markdown guarantees at
+ * these boundaries: a blank line followed by more content (a paragraph ends there for good, and a
+ * list or indented code would have taken that content in had it been theirs), and the end of an
+ * ATX or setext heading, a thematic break or a closed code fence followed by more content. Without
+ * such a boundary a block may still grow: `para` followed by a line `#` is a paragraph and an empty
+ * heading, until the line becomes `#tag` and joins the paragraph. Link reference definitions
+ * reach backwards; the renderer re-renders earlier blocks when one settles. No DOM here:
  * test/ui-markdown-blocks.test.ts checks that streamed slices add up to lexing the whole reply.
  */
 import { Lexer, type Links, type Token } from 'marked'
@@ -32,7 +36,7 @@ export function lex(source: string, links: Links): Token[] {
 
 /**
  * The next slice from `from`: the source up to `from + window` (extended to the next blank line,
- * where a block most likely ends) is lexed, and every block before its last non-blank one settles.
+ * where a block most likely ends) is lexed, and the blocks up to its last settling boundary settle.
  * When the whole source is in and `complete`, every block settles.
  */
 export function sliceFrom(
@@ -50,14 +54,31 @@ export function sliceFrom(
   const tokens = lex(source.slice(from, end), options.links)
   let settle = tokens.length
   if (!(atEnd && options.complete)) {
-    settle = tokens.length - 1
-    while (settle >= 0 && tokens[settle]!.type === 'space') settle--
-    settle = Math.max(0, settle)
+    let last = tokens.length - 1
+    while (last >= 0 && tokens[last]!.type === 'space') last--
+    settle = 0
+    for (let i = 0; i < last; i++) if (endsBlock(tokens[i]!)) settle = i + 1
   }
   const settled = tokens.slice(0, settle)
   let settledEnd = from
   for (const token of settled) settledEnd += token.raw.length
   return { settled, open: atEnd ? tokens.slice(settle) : [], settledEnd, atEnd }
+}
+
+/** Whether nothing after this token (when more content follows it) can change it or those before. */
+function endsBlock(token: Token): boolean {
+  switch (token.type) {
+    case 'space':
+    case 'heading':
+    case 'hr':
+      return true
+    case 'code':
+      // A fence followed by more content is closed (an open one runs to the end of the text).
+      return token.codeBlockStyle !== 'indented' || /\n[ \t]*\n$/.test(token.raw)
+    default:
+      // Some blocks (tables, lists) take the blank lines after them into their own text.
+      return /\n[ \t]*\n$/.test(token.raw)
+  }
 }
 
 /**
