@@ -28,6 +28,7 @@ export async function resolveApiKey(
 
 export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  await checkDirectory(dataDir)
   const path = resolve(dataDir, API_KEY_FILE)
   for (let attempt = 1; ; attempt++) {
     const existing = await readApiKeyFile(dataDir)
@@ -37,6 +38,37 @@ export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
     if (await publish(path, `${key}\n`)) return { key, source: { path, created: true } }
     // Another start published its key between our read and our link: use theirs.
     if (attempt >= 3) throw new ConfigError(`could not create the API key file ${path}`)
+  }
+}
+
+/**
+ * The data directory must be the user's own and closed to others' writes before a key is read
+ * from it or written into it: whoever can write it can swap the key file. The same rule as the
+ * embedded database's (compute-host/database/data-dir-permissions.ts, which runs later in the
+ * start and repairs loose modes inside; the key file is judged before that repair can hide a
+ * key that others could read).
+ */
+async function checkDirectory(dataDir: string): Promise<void> {
+  const directory = await open(dataDir, constants.O_RDONLY | constants.O_DIRECTORY)
+  try {
+    const stat = await directory.stat()
+    const uid = process.getuid?.()
+    const where = resolve(dataDir)
+    const refuse = (why: string) =>
+      new ConfigError(`refusing to keep the API key in ${where}: ${why}`)
+    if (uid !== undefined && stat.uid !== uid) {
+      throw refuse(
+        `it belongs to uid ${stat.uid}, not to you (uid ${uid}); set POPAGENT_DATA_DIR to a directory you own`,
+      )
+    }
+    if ((stat.mode & 0o022) !== 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0')
+      throw refuse(
+        `its mode is ${mode}, so other users could replace the key file; if nobody else could have, run chmod 700 ${where}`,
+      )
+    }
+  } finally {
+    await directory.close()
   }
 }
 

@@ -98,6 +98,18 @@ describe('the API key file', () => {
     }
   })
 
+  test('a data directory others can write is refused before any key is written into it', async () => {
+    for (const bits of [0o770, 0o707, 0o777]) {
+      const dataDir = await fresh()
+      await chmod(dataDir, bits)
+      await assert.rejects(
+        loadOrCreateApiKey(dataDir),
+        new RegExp(`refusing to keep the API key in .*mode is 0${bits.toString(8)}.*chmod 700`),
+      )
+      assert.deepEqual(await readdir(dataDir), [])
+    }
+  })
+
   test(
     'a key file owned by another user is refused',
     { skip: process.getuid?.() !== 0 && 'needs root to chown' },
