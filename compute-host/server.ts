@@ -102,6 +102,9 @@ export function createHostApp($: HostResources, token: string) {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
     if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
+    // The caller went away and its signal stopped the work: nothing failed, nobody listens.
+    if (c.req.raw.signal.aborted)
+      return c.json(errorBody('CLIENT_GONE', 'the caller went away'), 400)
     $.log.error('host request failed', { path: c.req.path, error: loggableError(error) })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)
   })

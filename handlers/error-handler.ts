@@ -49,6 +49,11 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
     const status = error.status as ContentfulStatusCode
     return c.json(errorBody(STATUS_CODES[status] ?? 'BAD_REQUEST', error.message), status)
   }
+  // The client went away and its signal stopped the work (a brief, a host call): nothing
+  // failed and nobody reads the answer, so there is nothing to log.
+  if (c.req.raw.signal?.aborted) {
+    return c.json(errorBody('CLIENT_GONE', 'the client went away'), 400)
+  }
   const sqlState = pgErrorCode(error)
   if (sqlState && UNSTORABLE_TEXT.has(sqlState)) {
     return c.json(errorBody('INVALID_TEXT', 'the request holds text PostgreSQL cannot store'), 400)

@@ -310,6 +310,11 @@ describe('repository brief', () => {
     // Well before the filter's 6 s: the edge, the host and bubblewrap each passed the abort on.
     await until(() => sleepers(6.17).length === 0, 2_000, 'the brief’s git to stop')
     await until(() => repoBriefStats().active === 0, 2_000, 'the brief to release its slot')
+    // A cancellation is not a failure: the host logs no error for it.
+    assert.deepEqual(
+      stack.logs.filter((l) => l.level === 'error'),
+      [],
+    )
   })
 
   test('a waiting brief whose caller gave up leaves the queue; a full queue refuses at once', async () => {
