@@ -293,6 +293,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
       // A tab inside the scheme, which URL parsing drops: still javascript:.
       `[tricky](<java\tscript:window.__pwned=6>)\n\n` +
       `![x](${trackerUrl}/tracker.png)\n\n` +
+      `[![badge](${trackerUrl}/badge.png)](https://example.com/project)\n\n` +
       `<img src="${trackerUrl}/raw.png">\n\n` +
       '<script>window.__pwned=7</script>\n\n' +
       `<iframe src="${trackerUrl}/frame"></iframe>\n\n` +
@@ -329,6 +330,10 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
     const image = md.locator('a.md-image')
     assert.equal(await image.getAttribute('href'), `${trackerUrl}/tracker.png`)
     assert.equal(await image.innerText(), 'Image: x')
+    // A linked image is the link's text: one link, no second one nested in it.
+    const project = md.getByRole('link', { name: 'Image: badge' })
+    assert.equal(await project.getAttribute('href'), 'https://example.com/project')
+    assert.equal(await project.locator('a').count(), 0)
     await page.waitForTimeout(500)
     assert.equal(await page.evaluate(() => (window as any).__pwned), undefined)
     assert.deepEqual(trackerHits, [], 'nothing asked the tracker')
@@ -404,7 +409,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
     // The test machine is shared: a task can take long in wall time only because the renderer was
     // not scheduled (its CPU time says so). Such a run is measured once more; an app that does too
     // much per frame fails both times.
-    if (run.longestMs > 50 && run.longestCpuMs <= 50) {
+    if ((run.long.length > 0 || run.longestMs > 50) && run.longestCpuMs <= 50) {
       console.log('the longest task was mostly waiting for a CPU; measuring once more')
       run = await streamOnce()
     }

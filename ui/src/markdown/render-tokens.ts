@@ -77,26 +77,31 @@ function withBlocks<T extends HTMLElement>(parent: T, tokens: Token[], final: bo
   return parent
 }
 
-function withInline<T extends ParentNode>(parent: T, tokens: Token[] | undefined): T {
-  for (const token of tokens ?? []) parent.append(inline(token))
+/** `inLink`: inside a link's text, where an image must not become a second, nested link. */
+function withInline<T extends ParentNode>(
+  parent: T,
+  tokens: Token[] | undefined,
+  inLink = false,
+): T {
+  for (const token of tokens ?? []) parent.append(inline(token, inLink))
   return parent
 }
 
-function inline(token: Token): Node {
+function inline(token: Token, inLink = false): Node {
   switch (token.type) {
     case 'text': {
       const t = token as Tokens.Text
-      if (t.tokens?.length) return withInline(document.createDocumentFragment(), t.tokens)
+      if (t.tokens?.length) return withInline(document.createDocumentFragment(), t.tokens, inLink)
       return text(decodeEntities(t.text))
     }
     case 'escape':
       return text((token as Tokens.Escape).text)
     case 'strong':
-      return withInline(el('strong'), (token as Tokens.Strong).tokens)
+      return withInline(el('strong'), (token as Tokens.Strong).tokens, inLink)
     case 'em':
-      return withInline(el('em'), (token as Tokens.Em).tokens)
+      return withInline(el('em'), (token as Tokens.Em).tokens, inLink)
     case 'del':
-      return withInline(el('del'), (token as Tokens.Del).tokens)
+      return withInline(el('del'), (token as Tokens.Del).tokens, inLink)
     case 'codespan': {
       const code = el('code')
       code.append(text((token as Tokens.Codespan).text))
@@ -107,7 +112,7 @@ function inline(token: Token): Node {
     case 'link':
       return link(token as Tokens.Link)
     case 'image':
-      return image(token as Tokens.Image)
+      return image(token as Tokens.Image, inLink)
     case 'checkbox':
       return checkbox((token as Tokens.Checkbox).checked)
     default:
@@ -121,11 +126,11 @@ function link(token: Tokens.Link): Node {
   const destination = token.autolink ? token.href : decodeEntities(token.href)
   const href = clickableHref(destination)
   if (!href) {
-    const inert = withInline(el('span', 'md-link-inert'), token.tokens)
+    const inert = withInline(el('span', 'md-link-inert'), token.tokens, true)
     inert.title = `Link not opened (only http, https and mailto links are): ${destination}`
     return inert
   }
-  const a = withInline(el('a'), token.tokens)
+  const a = withInline(el('a'), token.tokens, true)
   a.href = href
   a.target = '_blank'
   a.rel = 'noopener noreferrer'
@@ -134,14 +139,15 @@ function link(token: Tokens.Link): Node {
 }
 
 /** An image never loads (it would tell its server who reads the reply): a link to it, or its alt text. */
-function image(token: Tokens.Image): Node {
+function image(token: Tokens.Image, inLink: boolean): Node {
   const alt = decodeEntities(token.text) || 'image'
-  const href = imageLinkHref(decodeEntities(token.href))
+  const href = inLink ? undefined : imageLinkHref(decodeEntities(token.href))
   const label = `Image: ${alt}`
   if (!href) {
-    const inert = el('span', 'md-image md-link-inert')
-    inert.append(text(label))
-    return inert
+    // Inside a link the link itself opens; elsewhere an unsafe address stays inert.
+    const shown = el('span', inLink ? 'md-image' : 'md-image md-link-inert')
+    shown.append(text(label))
+    return shown
   }
   const a = el('a', 'md-image')
   a.href = href
