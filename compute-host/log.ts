@@ -1,4 +1,5 @@
 import { createRedactor } from '../runtime/redaction.ts'
+import { loggableError } from '../runtime/pg-errors.ts'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 export type Logger = {
@@ -35,8 +36,8 @@ export function createLogger(options: {
   return make(options.base ?? {})
 }
 
+// Database errors keep their SQLSTATE and driver message only: drizzle's own message quotes the
+// statement's parameters, which may hold anything a user sent.
 function errorReplacer(_key: string, value: unknown) {
-  if (value instanceof Error)
-    return { name: value.name, message: value.message, stack: value.stack }
-  return value
+  return value instanceof Error ? loggableError(value) : value
 }

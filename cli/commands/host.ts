@@ -15,7 +15,7 @@ export async function host(source: Record<string, string | undefined>) {
       'popagent host needs POPAGENT_HOST_TOKEN: the edge must be given the same token',
     )
   }
-  const computeHost = await startComputeHost(env)
+  const computeHost = await startComputeHost(env, { provisionDefaultWorkspace: true })
   onShutdown(() => computeHost.stop())
   console.log(`popagent compute host is listening at ${computeHost.url}`)
 }

@@ -52,6 +52,8 @@ export async function prepareAgentRun(
     usage: UsageMeter
     /** Whether this run preflights a repository brief. */
     preflight?: boolean
+    /** Ends the preflight brief early when the client or the task goes away. */
+    signal?: AbortSignal
   },
 ): Promise<PreparedRun> {
   const { db } = deps
@@ -63,7 +65,7 @@ export async function prepareAgentRun(
   const workspaceRoot = await repositoryOf(deps, input.workspaceId)
   const preflight =
     workspaceRoot && input.preflight !== false
-      ? await briefFor(workspaceRoot, input.query, deps)
+      ? await briefFor(workspaceRoot, input.query, deps, input.signal)
       : undefined
   const team = await deps.agents.build({
     ...(workspaceRoot && { workspaceRoot }),
@@ -166,10 +168,15 @@ async function repositoryOf(deps: AgentRunDeps, workspaceId: string): Promise<st
  * The repository brief for the request, built before the first model call. A failure only costs
  * the preflight (it is logged); the run goes on without it.
  */
-async function briefFor(root: string, query: string, deps: AgentRunDeps) {
+async function briefFor(
+  root: string,
+  query: string,
+  deps: AgentRunDeps,
+  signal: AbortSignal | undefined,
+) {
   if (!query) return undefined
   try {
-    const brief = await buildRepoBrief(root, query.slice(0, 500))
+    const brief = await buildRepoBrief(root, query.slice(0, 500), signal)
     return { brief, text: formatRepoBrief(brief) }
   } catch (error) {
     deps.log.warn('repository brief failed; the run continues without it', {

@@ -46,6 +46,7 @@ export async function startChatTurn(
     model: request.model,
     activity,
     usage,
+    signal,
   })
   const { team, route, preflight } = run
   const metadata = (extra: Partial<AssistantMetadata> = {}): AssistantMetadata => ({

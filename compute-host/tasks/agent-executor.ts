@@ -32,6 +32,7 @@ export function createAgentExecutor(deps: AgentRunDeps): TaskExecutor {
       model: task.model,
       activity,
       usage,
+      signal: context.signal,
     })
     const supervisor = { id: run.team.supervisor.id, name: run.team.supervisor.name }
     let step = 0

@@ -19,7 +19,7 @@ export function createRepoBriefTool() {
     execute: async ({ query }, context) => {
       const root = (context?.requestContext as RunContext | undefined)?.get('workspaceRoot')
       if (!root) throw new Error('this run has no repository to brief')
-      return formatRepoBrief(await buildRepoBrief(root, query))
+      return formatRepoBrief(await buildRepoBrief(root, query, context?.abortSignal))
     },
   })
 }
