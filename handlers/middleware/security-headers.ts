@@ -7,10 +7,11 @@ import type { AppEnv } from '../env.ts'
  *
  * The policy allows only this origin's own scripts, styles, images and connections, no plugins,
  * no framing, no `<base>` rewrites and no form posts elsewhere. The built UI loads one module
- * script and stylesheets from /assets and sets styles through the CSSOM, which CSP allows; the
- * two constant `style={{…}}` objects in ui/src/pages/agents.tsx are compiled into `style="…"`
- * template markup, which `style-src 'self'` drops (a small margin is lost). That is preferred to
- * `'unsafe-inline'`, which would let injected markup style the page to leak its text.
+ * script and stylesheets from /assets and sets styles through classes or the CSSOM, which CSP
+ * allows. A constant `style={{…}}` in a component is compiled into `style="…"` template markup,
+ * which `style-src 'self'` drops, so the UI has none (test/ui-login.browser.test.ts tours every
+ * page and expects no refusal). That is preferred to `'unsafe-inline'`, which would let injected
+ * markup style the page to leak its text.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':

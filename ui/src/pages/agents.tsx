@@ -303,7 +303,7 @@ function AgentEditor(props: {
               <span class="muted">No tools.</span>
             </Show>
           </div>
-          <div class="row" style={{ 'margin-top': '0.5rem' }}>
+          <div class="row spaced-top">
             <label>
               Add a tool
               <input
@@ -402,7 +402,7 @@ function Skills(props: { agentId: string }) {
                 <span class="badge">evolution-managed</span>
               </Show>
             </div>
-            <p style={{ margin: 0 }}>{skill.description}</p>
+            <p class="flush">{skill.description}</p>
             <Show
               when={editing() === skill.id}
               fallback={
