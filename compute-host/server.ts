@@ -53,6 +53,7 @@ export function createHostApp($: HostResources, token: string) {
         databaseMode: $.databases.mode,
         gateway: await $.gateway.status(),
         localModels: $.localModels.queue.stats(),
+        sandbox: $.sandbox,
       }
       return c.json(body)
     })

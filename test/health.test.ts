@@ -10,6 +10,7 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from './support/database.ts'
+import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
 import { startScriptedGateway, type ScriptedGateway } from './support/scripted-gateway.ts'
 
 const quietLog = createLogger({ secrets: [], write: () => {} })
@@ -59,6 +60,8 @@ describe('GET /api/health', () => {
     assert.equal(body.computeHost.reachable, true)
     assert.equal(body.gateway.reachable, true)
     assert.deepEqual(body.localModels, { limit: 2, active: 0, queued: 0 })
+    // The sandbox is reported as this machine's self-test finds it, with the reason when off.
+    assert.deepEqual(body.sandbox, await checkSandbox())
     assert.ok(
       gateway.requests.some((r) => r.path === '/v1/models'),
       'the host asked the gateway',
@@ -103,6 +106,7 @@ describe('GET /api/health', () => {
       assert.equal(body.computeHost.reachable, false)
       assert.equal(typeof body.computeHost.error, 'string')
       assert.equal(body.gateway, null)
+      assert.equal(body.sandbox, null)
     }
   })
 

@@ -49,6 +49,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
       : { reachable: false, error: host.error },
     gateway: host.ok ? host.h.gateway : null,
     localModels: host.ok ? host.h.localModels : null,
+    sandbox: host.ok ? host.h.sandbox : null,
   }
   if (body.status === 'ok') return c.json(body, 200)
   const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(

@@ -24,6 +24,13 @@ export const LocalModelStats = z.object({
 })
 export type LocalModelStats = z.infer<typeof LocalModelStats>
 
+/**
+ * The sandbox self-test's finding: when unavailable, the shell and the language server are not
+ * offered, and `reason` says why and how to fix it.
+ */
+export const SandboxHealth = z.object({ available: z.boolean(), reason: z.string().optional() })
+export type SandboxHealth = z.infer<typeof SandboxHealth>
+
 export type HealthBody = {
   status: 'ok' | 'unavailable'
   databases: { application: ProbeResult; observability: ProbeResult }
@@ -33,4 +40,6 @@ export type HealthBody = {
   gateway: GatewayStatus | null
   /** Reported, never a readiness blocker. */
   localModels: LocalModelStats | null
+  /** Reported, never a readiness blocker. */
+  sandbox: SandboxHealth | null
 }

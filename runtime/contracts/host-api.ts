@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { GatewayStatus, LocalModelStats } from './health.ts'
+import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
 
@@ -32,6 +32,7 @@ export const HostHealth = z.object({
   databaseMode: z.enum(['embedded', 'postgres']),
   gateway: GatewayStatus,
   localModels: LocalModelStats,
+  sandbox: SandboxHealth,
 })
 export type HostHealth = z.infer<typeof HostHealth>
 
