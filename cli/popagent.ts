@@ -3,6 +3,7 @@
  * The `popagent` command. Process entry points (start, host, edge, migrate) run here; operator
  * verbs that talk to a running server join them as the features they drive arrive.
  */
+import { existsSync } from 'node:fs'
 import { ConfigError } from '../compute-host/env.ts'
 
 const USAGE = `usage: popagent <command>
@@ -43,6 +44,8 @@ const commands: Record<
 }
 
 async function main(argv: string[]) {
+  // A .env in the working directory, when there is one; the environment wins over it.
+  if (existsSync('.env')) process.loadEnvFile('.env')
   const [name] = argv
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     console.log(USAGE)
