@@ -1,5 +1,5 @@
 /**
- * The import-zone check: where a file lives decides what it may import (ARCHITECTURE.md).
+ * The import-zone check: where a file lives decides what it may import (docs/architecture.md).
  *
  *   handlers/  edge-safe: no node:*, no Node-only packages, no compute-host/ or cli/
  *              (handlers/entry.node.ts is the one Node entry and may use Node)

@@ -12,7 +12,7 @@ import type { DatabaseHandle } from './handle.ts'
 /**
  * The embedded PostgreSQL: PGlite (PostgreSQL compiled to WASM) in this process, with pgvector.
  * PGlite is one backend session, not a server: everything that uses it must live in this process
- * (STACK.md), which is why the single-process start owns it and hands it to the edge in memory.
+ * (docs/architecture.md, Databases), which is why the single-process start owns it and hands it to the edge in memory.
  */
 export function embeddedHandle(pglite: PGlite): DatabaseHandle {
   const db = drizzle(pglite, drizzleOptions) as unknown as Db

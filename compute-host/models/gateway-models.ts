@@ -5,7 +5,7 @@ import { redactingFetch } from './redacting-fetch.ts'
 
 /**
  * An AI SDK v4-specification language model as the pinned provider builds it, the type Mastra's
- * bundled provider types accept (STACK.md: `ai`'s own copy of the spec has drifted by a finish
+ * bundled provider types accept (`ai`'s own copy of the spec has drifted by a finish
  * reason, so the admission-wrapped model is narrowed back to this type).
  */
 export type GatewayLanguageModel = ReturnType<

@@ -10,7 +10,7 @@ import {
 } from 'drizzle-orm/pg-core'
 
 /**
- * The Observational Memory singleton (see ../shared notes on Mastra memory for what each maps to).
+ * The Observational Memory singleton (compute-host/memory/observational-options.ts maps each to Mastra's options).
  * Seeded once by a data migration; configurable columns have no database defaults.
  */
 export const memorySettings = pgTable(

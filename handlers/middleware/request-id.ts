@@ -6,7 +6,7 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/
 /**
  * Gives every request an id (a caller's `x-request-id` when it is safe to echo) and returns it in
  * the response header. The header is set before `next()`: changing a response after it pushes
- * @hono/node-server off its fast path (STACK.md).
+ * @hono/node-server off its fast path, which costs throughput on every request.
  */
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const given = c.req.header('x-request-id')

@@ -1,5 +1,5 @@
 /**
- * A real Chromium (Debian's, STACK.md) driven by playwright-core, for the UI tests. Screenshots
+ * A real Chromium (Debian's package) driven by playwright-core, for the UI tests. Screenshots
  * go to test-artifacts/screenshots/<name>-<desktop|phone>.png.
  */
 import { existsSync } from 'node:fs'
