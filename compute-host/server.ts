@@ -10,7 +10,8 @@ import {
   ResolveWorkspaceBody,
   type ResolvedWorkspace,
 } from '../runtime/contracts/host-api.ts'
-import { resolveInside } from './workspaces/containment.ts'
+import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import { existsSync } from 'node:fs'
@@ -79,7 +80,14 @@ export function createHostApp($: HostResources, token: string) {
     .post(HostPaths.repoBrief, async (c) => {
       const parsed = RepoBriefBody.safeParse(await c.req.json().catch(() => undefined))
       if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
-      const path = await resolveInside($.workspaceRoot, parsed.data.path)
+      const path = await resolveInside($.workspaceRoot, parsed.data.path).catch((error) => {
+        if (!(error instanceof PathNotDirectory)) throw error
+        const given = parsed.data.path
+        throw new WorkspaceDirectoryMissing(
+          { path: given },
+          { message: missingDirectoryAdvice(given) },
+        )
+      })
       // The edge's request signal: a client that went away stops the brief and its git.
       const root = join($.workspaceRoot, path)
       const brief = await buildRepoBrief(root, parsed.data.query, c.req.raw.signal)

@@ -90,7 +90,12 @@ describe('agent factory', () => {
 
     const next = await stack.host.resources.agents.build()
     const implementer = next.specialists.implementer!
-    assert.equal(await implementer.getInstructions({ requestContext }), instructions)
+    // The edited text, then the note on what this run (built without a repository) cannot offer.
+    assert.equal(
+      await implementer.getInstructions({ requestContext }),
+      `${instructions}\n\nTools you hold but cannot use in this run (say so if the task needs them):\n` +
+        '- workspace-read: this run has no repository directory to work in',
+    )
     assert.equal(await modelIdOf(implementer, requestContext), 'cx/gpt-5.3-codex-spark')
     const skillNames = (await implementer.listSkills({ requestContext })).map((s) => s.name)
     assert.deepEqual(skillNames, [skills[1].name])

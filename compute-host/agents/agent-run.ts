@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts'
 import { MEMORY_RESOURCE_ID, type ThreadMemory } from '../memory/thread-memory.ts'
 import { buildRepoBrief, formatRepoBrief } from '../repo-brief/brief.ts'
 import type { RepoBrief } from '../repo-brief/brief.ts'
-import { resolveInside } from '../workspaces/containment.ts'
+import { PathNotDirectory, resolveInside } from '../workspaces/containment.ts'
 import type { AgentFactory, RunAgents } from './factory.ts'
 import { createRunContext } from './run-context.ts'
 
@@ -62,13 +62,13 @@ export async function prepareAgentRun(
     Settings.memory.get(db),
   ])
   const route = input.model ?? settings.effectiveDefaultModel
-  const workspaceRoot = await repositoryOf(deps, input.workspaceId)
+  const { root: workspaceRoot, missing } = await repositoryOf(deps, input.workspaceId)
   const preflight =
     workspaceRoot && input.preflight !== false
       ? await briefFor(workspaceRoot, input.query, deps, input.signal)
       : undefined
   const team = await deps.agents.build({
-    ...(workspaceRoot && { workspaceRoot }),
+    ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
     ...(preflight && preflight.brief.readyForImplementation && { withheld: ['researcher'] }),
     memory: deps.memory.forSettings(memorySettings),
     toolHooks: (agent) => input.activity.toolHooks(agent),
@@ -148,19 +148,31 @@ function supervisorOptions(run: {
 
 /**
  * The workspace's repository as a canonical absolute path, proven to lie inside the workspace
- * root; undefined (the run gets no workspace tools, and says so) when the directory is missing.
+ * root; when the directory is missing (or leads outside), no root and the reason, which the run's
+ * workspace tools then give the model instead of failing obscurely.
  */
-async function repositoryOf(deps: AgentRunDeps, workspaceId: string): Promise<string | undefined> {
+async function repositoryOf(
+  deps: AgentRunDeps,
+  workspaceId: string,
+): Promise<{ root?: string; missing?: string }> {
   const workspace = await Workspaces.get(deps.db, workspaceId)
   try {
-    return join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path))
+    return {
+      root: join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path)),
+    }
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
     deps.log.warn('workspace directory unavailable for this run', {
       workspaceId,
       path: workspace.path,
-      error: error instanceof Error ? error.message : String(error),
+      error: message,
     })
-    return undefined
+    return {
+      missing:
+        error instanceof PathNotDirectory
+          ? Workspaces.missingDirectoryAdvice(workspace.path)
+          : `the workspace's path "${workspace.path}" cannot be used: ${message}`,
+    }
   }
 }
 

@@ -15,6 +15,7 @@ import type { GatewayModels } from '../models/gateway-models.ts'
 import type { Workspace } from '@mastra/core/workspace'
 import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
 import { createLspInspect } from '../workspaces/lsp-inspect.ts'
+import { withUnavailableNote } from './unavailable-note.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
@@ -51,6 +52,8 @@ export type BuildOptions = {
   specialistOptions?: AgentExecutionOptions<undefined>
   /** The run's repository (canonical absolute path); without it no workspace tool is offered. */
   workspaceRoot?: string
+  /** Why the run has no repository, told to the model by each workspace tool it cannot have. */
+  workspaceMissing?: string
   /** Specialists the supervisor may not delegate to in this run. */
   withheld?: readonly string[]
 }
@@ -106,7 +109,7 @@ export function createAgentFactory(factoryOptions: {
     for (const name of row.tools) {
       if (isWorkspaceTool(name) || name === 'lsp-inspect') {
         const reason = !options.workspaceRoot
-          ? 'this run has no repository directory to work in'
+          ? (options.workspaceMissing ?? 'this run has no repository directory to work in')
           : // The language server runs in the same sandbox as the shell, or not at all.
             (name === 'shell' || name === 'lsp-inspect') && !sandbox.available
             ? sandbox.reason
@@ -143,7 +146,10 @@ export function createAgentFactory(factoryOptions: {
       name: row.displayName,
       ...(workspace && { workspace }),
       description: row.delegationDescription,
-      instructions: row.instructions,
+      instructions: withUnavailableNote(
+        row.instructions,
+        unavailable.filter((u) => u.agentId === row.id),
+      ),
       model: ({ requestContext }: { requestContext: RunContext }) =>
         models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
       tools: bound,

@@ -18,6 +18,20 @@ export const WorkspaceInUse = AppError.define(
   409,
   'the workspace still has sessions; delete them first (DELETE /api/workspaces/:id/sessions)',
 )
+/**
+ * A registered workspace whose directory is gone (or was never there: the default workspace of an
+ * install that is not a Git checkout). Said the same way to the UI, the API and the agents.
+ */
+export const WorkspaceDirectoryMissing = AppError.define(
+  'WORKSPACE_DIRECTORY_MISSING',
+  400,
+  'the workspace has no repository directory',
+)
+export const missingDirectoryAdvice = (path: string) =>
+  `the workspace's repository directory "${path}" does not exist under the workspace root ` +
+  '(POPAGENT_WORKSPACE_ROOT): clone or copy the repository there, or register one that exists ' +
+  '(the Workspaces page, or POST /api/workspaces with { "name", "path" })'
+
 export const DefaultWorkspace = AppError.define(
   'DEFAULT_WORKSPACE',
   409,
