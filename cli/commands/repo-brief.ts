@@ -13,15 +13,13 @@ export async function repoBrief(env: Record<string, string | undefined>, args: s
     process.exitCode = 2
     return
   }
-  const { get } = serverApi(env)
+  const { api, ok } = serverApi(env)
   try {
-    const { workspaces } = await get('/api/workspaces')
-    const match = (workspaces as { id: string; name: string }[]).find(
-      (w) => w.id === workspace || w.name === workspace,
-    )
+    const { workspaces } = await ok(api.workspaces.$get())
+    const match = workspaces.find((w) => w.id === workspace || w.name === workspace)
     if (!match) throw new Error(`no workspace with the id or name "${workspace}"`)
-    const { text } = await get(
-      `/api/workspaces/${encodeURIComponent(match.id)}/repo-brief?${new URLSearchParams({ q: query })}`,
+    const { text } = await ok(
+      api.workspaces[':id']['repo-brief'].$get({ param: { id: match.id }, query: { q: query } }),
     )
     process.stdout.write(text)
   } catch (error) {

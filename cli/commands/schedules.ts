@@ -13,7 +13,8 @@ export async function schedules(env: Record<string, string | undefined>, args: s
     return
   }
   try {
-    const body = (await serverApi(env).get('/api/schedules')) as { schedules: Schedule[] }
+    const { api, ok } = serverApi(env)
+    const body = await ok(api.schedules.$get())
     if (args.includes('--json')) {
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`)
       return

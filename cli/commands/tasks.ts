@@ -1,4 +1,4 @@
-import type { Task, TaskWorkflow } from '../../runtime/contracts/tasks.ts'
+import type { TaskWorkflow } from '../../runtime/contracts/tasks.ts'
 import { serverApi } from '../server-api.ts'
 import { formatTable } from '../table.ts'
 
@@ -11,7 +11,8 @@ import { formatTable } from '../table.ts'
 export async function tasks(env: Record<string, string | undefined>, args: string[]) {
   if (args.some((a) => a !== '--json')) return usage('popagent tasks [--json]')
   await run('tasks', async () => {
-    const body = (await serverApi(env).get('/api/tasks')) as { tasks: Task[] }
+    const { api, ok } = serverApi(env)
+    const body = await ok(api.tasks.$get({ query: {} }))
     if (args.includes('--json')) return json(body)
     if (body.tasks.length === 0) return process.stdout.write('no tasks\n')
     process.stdout.write(
@@ -35,9 +36,8 @@ export async function task(env: Record<string, string | undefined>, args: string
   const [id, ...rest] = args
   if (!id || rest.some((a) => a !== '--json')) return usage('popagent task <id> [--json]')
   await run('task', async () => {
-    const body = (await serverApi(env).get(
-      `/api/tasks/${encodeURIComponent(id)}/workflow`,
-    )) as TaskWorkflow
+    const { api, ok } = serverApi(env)
+    const body = await ok(api.tasks[':id'].workflow.$get({ param: { id } }))
     if (rest.includes('--json')) return json(body)
     process.stdout.write(formatTask(body))
   })
@@ -50,9 +50,8 @@ export async function taskResolve(env: Record<string, string | undefined>, args:
     return usage('popagent task-resolve <id> --evidence <what proves the request is satisfied>')
   }
   await run('task-resolve', async () => {
-    const resolved = (await serverApi(env).post(`/api/tasks/${encodeURIComponent(id)}/resolve`, {
-      evidence,
-    })) as Task
+    const { api, ok } = serverApi(env)
+    const resolved = await ok(api.tasks[':id'].resolve.$post({ param: { id }, json: { evidence } }))
     process.stdout.write(`${resolved.id} is now ${resolved.state}\n`)
   })
 }
