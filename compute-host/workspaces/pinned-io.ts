@@ -176,29 +176,36 @@ async function createFile(root: string, absolutePath: string, createParents: boo
   }
 }
 
+const DIRECTORY = O_RDONLY | O_DIRECTORY | O_NONBLOCK
+
 /**
- * Opens the parent directory of `absolutePath` one pinned component at a time. For a write,
- * each directory must lie outside any `.git` before anything is created in it or below it.
+ * Opens the parent directory of `absolutePath`, pinned. A read opens it in one call and proves
+ * where it is (O_DIRECTORY opens nothing but a directory, so a path that now leads outside opens
+ * at most a directory, closed unread). A write walks it one pinned component at a time, so each
+ * directory is proven inside, and outside any `.git`, before anything is created in it.
  */
 async function openParent(
   root: string,
   absolutePath: string,
   write?: { createParents: boolean },
 ): Promise<{ handle: FileHandle; where: string }> {
+  if (!write) {
+    const handle = await open(dirname(absolutePath), DIRECTORY)
+    return { handle, where: await pinnedInside(root, handle, absolutePath) }
+  }
   const parts = relative(root, dirname(absolutePath)).split(sep).filter(Boolean)
-  const directory = O_RDONLY | O_DIRECTORY | O_NONBLOCK
-  let current = await open(root, directory)
+  let current = await open(root, DIRECTORY)
   let where = await pinnedInside(root, current, root)
   for (const part of parts) {
     const next = viaFd(current, part)
     try {
-      if (write) refuseGitWrite(root, join(where, part), shown(root, absolutePath))
-      if (write?.createParents) {
+      refuseGitWrite(root, join(where, part), shown(root, absolutePath))
+      if (write.createParents) {
         await mkdir(next).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error
         })
       }
-      const opened = await open(next, directory)
+      const opened = await open(next, DIRECTORY)
       await current.close()
       current = opened
       where = await pinnedInside(root, opened, absolutePath)
@@ -207,6 +214,6 @@ async function openParent(
       throw error
     }
   }
-  if (write) refuseGitWrite(root, where, shown(root, absolutePath))
+  refuseGitWrite(root, where, shown(root, absolutePath))
   return { handle: current, where }
 }
