@@ -78,9 +78,9 @@ describe('schedules API', () => {
     assert.equal(retimed.maxAttempts, 4, 'a cron change keeps maxAttempts')
 
     const withModel = (await (
-      await patch(made.id, { model: 'remote/a', maxAttempts: 2 })
+      await patch(made.id, { model: 'test/model', maxAttempts: 2 })
     ).json()) as any
-    assert.equal(withModel.model, 'remote/a')
+    assert.equal(withModel.model, 'test/model')
     assert.equal(withModel.maxAttempts, 2)
     assert.equal(withModel.nextRunAt, retimed.nextRunAt, 'other edits keep the next occurrence')
     const noModel = (await (await patch(made.id, { model: null })).json()) as any

@@ -20,7 +20,7 @@ export const agents = new Hono<AppEnv>()
   )
   .patch('/:id', validate('param', AgentParams), validate('json', PatchAgentInput), async (c) => {
     const input = c.req.valid('json')
-    await assertKnownModels(c, [input.modelOverride])
+    await assertKnownModels(c, { modelOverride: input.modelOverride })
     return c.json(await Agents.patch(c.var.db, c.req.valid('param').id, input), 200)
   })
   .get('/:id/skills', validate('param', AgentParams), async (c) =>

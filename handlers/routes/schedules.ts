@@ -10,13 +10,15 @@ import { HostUnavailable } from '../../runtime/errors.ts'
 import * as Schedules from '../../runtime/schedules/index.ts'
 import type { AppEnv } from '../env.ts'
 import type { HostClient } from '../host-client.ts'
+import { assertKnownModels } from '../known-models.ts'
 import { validate } from '../validate.ts'
 
 /**
  * Cron schedules (T9). The compute host owns croner and the server's timezone: every expression
  * is checked there before anything is stored, so with the host down a create (or a cron change)
  * is a 503 and stores nothing. Reads and other edits need only the database; their `timezone` is
- * null when the host does not answer.
+ * null when the host does not answer. A model id is checked against the gateway's catalog when it
+ * is set, so a schedule never fires tasks for a model the gateway does not offer.
  */
 const checkCron = async (host: HostClient, cron: string) =>
   Schedules.checkedCron(cron, await host.cronPreview(cron))
@@ -37,6 +39,7 @@ export const schedules = new Hono<AppEnv>()
   })
   .post('/', validate('json', CreateScheduleInput), async (c) => {
     const input = c.req.valid('json')
+    await assertKnownModels(c, { model: input.model })
     const cron = await checkCron(c.var.host, input.cron)
     return c.json(await Schedules.create(c.var.db, { ...input, cron, source: 'user' }), 201)
   })
@@ -53,6 +56,7 @@ export const schedules = new Hono<AppEnv>()
     validate('json', PatchScheduleInput),
     async (c) => {
       const { cron, ...fields } = c.req.valid('json')
+      await assertKnownModels(c, { model: fields.model })
       const checked = cron === undefined ? undefined : await checkCron(c.var.host, cron)
       const changes = { ...fields, ...(checked && { cron: checked }) }
       const timezone = checked ? checked.timezone : await timezoneOf(c.var.host)

@@ -15,7 +15,11 @@ export const settings = new Hono<AppEnv>()
   .get('/agent-runtime', async (c) => c.json(await Settings.agentRuntime.get(c.var.db), 200))
   .patch('/agent-runtime', validate('json', AgentRuntimeSettingsPatch), async (c) => {
     const input = c.req.valid('json')
-    await assertKnownModels(c, [input.configuredModel, input.localModel, input.freeCodingModel])
+    await assertKnownModels(c, {
+      configuredModel: input.configuredModel,
+      localModel: input.localModel,
+      freeCodingModel: input.freeCodingModel,
+    })
     return c.json(await Settings.agentRuntime.patch(c.var.db, input), 200)
   })
   .get('/memory', async (c) => c.json(await Settings.memory.get(c.var.db), 200))

@@ -7,21 +7,25 @@ import {
 } from '../../runtime/contracts/tasks.ts'
 import * as Tasks from '../../runtime/tasks/index.ts'
 import type { AppEnv } from '../env.ts'
+import { assertKnownModels } from '../known-models.ts'
 import { validate } from '../validate.ts'
 
 /**
  * Background tasks (T7). Everything here is a database change: a new task wakes the runners with
  * a NOTIFY on commit, and a cancellation of running work is marked `cancelling` and announced to
  * the runner that holds it, which records `cancelled` once its executor has settled. Deleting
- * removes only finished work and never touches a repository.
+ * removes only finished work and never touches a repository. A task's model is checked against the
+ * gateway's catalog when it is created, not first when the runner reaches it.
  */
 export const tasks = new Hono<AppEnv>()
   .get('/', validate('query', TaskListQuery), async (c) =>
     c.json({ tasks: await Tasks.list(c.var.db, c.req.valid('query')) }, 200),
   )
-  .post('/', validate('json', CreateTaskInput), async (c) =>
-    c.json(await Tasks.create(c.var.db, c.req.valid('json')), 201),
-  )
+  .post('/', validate('json', CreateTaskInput), async (c) => {
+    const input = c.req.valid('json')
+    await assertKnownModels(c, { model: input.model })
+    return c.json(await Tasks.create(c.var.db, input), 201)
+  })
   .get('/:id', validate('param', TaskParams), async (c) =>
     c.json(await Tasks.get(c.var.db, c.req.valid('param').id), 200),
   )
