@@ -4,7 +4,11 @@
  */
 import type { ChatRequest } from '../../../runtime/contracts/chat.ts'
 import type { HealthBody } from '../../../runtime/contracts/health.ts'
-import type { SaveSessionInput, SessionStatus } from '../../../runtime/contracts/sessions.ts'
+import type {
+  PatchSessionInput,
+  SaveSessionInput,
+  SessionStatus,
+} from '../../../runtime/contracts/sessions.ts'
 import { api, ApiError, ok } from '../api.ts'
 
 export const listSessions = (status: SessionStatus, workspaceId?: string) =>
@@ -15,7 +19,7 @@ export const getSession = (id: string) => ok(api.sessions[':id'].$get({ param: {
 export const createSession = (workspaceId?: string) =>
   ok(api.sessions.$post({ json: workspaceId ? { workspaceId } : {} }))
 
-export const patchSession = (id: string, json: { title?: string; archived?: boolean }) =>
+export const patchSession = (id: string, json: PatchSessionInput) =>
   ok(api.sessions[':id'].$patch({ param: { id }, json }))
 
 /** Saves messages under the revision the UI saw; a stale one is an ApiError with status 409. */

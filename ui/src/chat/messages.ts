@@ -51,7 +51,7 @@ export function metadataOf(message: ShownMessage): Partial<AssistantMetadata> | 
   return m && typeof m === 'object' ? (m as Partial<AssistantMetadata>) : undefined
 }
 
-export type UsageLine = { model: string; inputTokens: number; outputTokens: number }
+export type UsageLine = { model: string } & AssistantMetadata['usage'][string]
 
 /** Token usage of a turn, one line per model that did work (supervisor and specialists). */
 export function usageOf(metadata: Partial<AssistantMetadata> | undefined): UsageLine[] {

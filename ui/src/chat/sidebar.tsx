@@ -1,9 +1,8 @@
 import { A } from '@solidjs/router'
 import { For, Show, type JSX } from 'solid-js'
+import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { ErrorNote } from '../components/status.tsx'
 import type { SessionSummaryView } from './client.ts'
-
-type Workspace = { id: string; name: string }
 
 /**
  * The sessions: a workspace filter, a new-session button, the active list and the archived list
@@ -12,7 +11,7 @@ type Workspace = { id: string; name: string }
 export function Sidebar(props: {
   open: boolean
   currentId: string | undefined
-  workspaces: Workspace[]
+  workspaces: Pick<Workspace, 'id' | 'name'>[]
   workspaceId: string
   onWorkspace: (id: string) => void
   active: SessionSummaryView[] | undefined

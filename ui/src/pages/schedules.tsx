@@ -1,5 +1,6 @@
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js'
 import type { CronPreviewAnswer, Schedule } from '../../../runtime/contracts/schedules.ts'
+import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import {
@@ -162,7 +163,7 @@ export default function Schedules() {
 type Preview = CronPreviewAnswer | { error: string } | undefined
 
 function CreateSchedule(props: {
-  workspaces: { id: string; name: string }[]
+  workspaces: Pick<Workspace, 'id' | 'name'>[]
   models: string[]
   onTimezone: (tz: string) => void
   onCreated: () => void

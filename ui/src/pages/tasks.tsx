@@ -1,6 +1,8 @@
 import { A } from '@solidjs/router'
 import { createSignal, For, onMount, Show } from 'solid-js'
+import type { ModelsBody } from '../../../runtime/contracts/models.ts'
 import type { TaskState } from '../../../runtime/contracts/tasks.ts'
+import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote } from '../components/status.tsx'
 import {
@@ -119,11 +121,9 @@ export default function Tasks() {
   )
 }
 
-type ModelList = { models: string[]; defaultModel: string; warning?: string }
-
 function CreateTask(props: {
-  workspaces: { id: string; name: string }[]
-  models: ModelList | undefined
+  workspaces: Pick<Workspace, 'id' | 'name'>[]
+  models: ModelsBody | undefined
   onCreated: () => void
 }) {
   const [workspaceId, setWorkspaceId] = createSignal('')
