@@ -242,5 +242,20 @@ describe('schedules API', () => {
     const unreachable = runCli(['schedules'], { POPAGENT_URL: 'http://127.0.0.1:9' })
     assert.equal(await unreachable.exited, 1)
     assert.match(unreachable.output(), /cannot reach popagent at http:\/\/127\.0\.0\.1:9/)
+
+    // Against an edge with a key: the typed client sends POPAGENT_API_KEY, and a refusal says so.
+    const keyed = await stack.listen({ apiKey: API_KEY })
+    const withKey = runCli(['schedules', '--json'], {
+      POPAGENT_URL: keyed,
+      POPAGENT_API_KEY: API_KEY,
+    })
+    assert.equal(await withKey.exited, 0, withKey.output())
+    assert.deepEqual(JSON.parse(withKey.output()).schedules, listed)
+    const wrongKey = runCli(['schedules'], {
+      POPAGENT_URL: keyed,
+      POPAGENT_API_KEY: 'wrong-key-0123456789abcdef',
+    })
+    assert.equal(await wrongKey.exited, 1)
+    assert.match(wrongKey.output(), /refused the API key: set POPAGENT_API_KEY/)
   })
 })
