@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, realpath } from 'node:fs/promises'
 import { createOnce } from '../runtime/once.ts'
-import { migrateDatabase, type MigrationReport } from './database/migrate.ts'
+import {
+  migrateDatabase,
+  migrateObservabilityDatabase,
+  type MigrationReport,
+} from './database/migrate.ts'
 import { openDatabases } from './database/open.ts'
 import { hostSecrets, type HostEnv } from './env.ts'
 import { createModelCatalog } from './gateway/catalog.ts'
@@ -21,6 +25,7 @@ import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts
 import { createRedactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
+import { noopTracer } from './observability/tracer.ts'
 import { createAgentExecutor } from './tasks/agent-executor.ts'
 import { createTaskRunner } from './tasks/runner.ts'
 import { taskTiming } from './tasks/timing.ts'
@@ -64,6 +69,17 @@ export async function startComputeHost(
     const ready = createOnce(() => migrateDatabase(databases.application))
     const migration = await retry(ready, MIGRATION_ATTEMPTS, log)
     log.info('database migrated', { mode: databases.mode, ...migration })
+    // One after the other: when the first fails for good, no retry loop is left running on the
+    // databases that the failed start closes.
+    const observabilityMigration = await retry(
+      () => migrateObservabilityDatabase(databases.observability),
+      MIGRATION_ATTEMPTS,
+      log,
+    )
+    log.info('observability database migrated', {
+      kind: databases.observability.kind,
+      ...observabilityMigration,
+    })
 
     const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
     const localModels = {
@@ -124,6 +140,7 @@ export async function startComputeHost(
         leaseMs: env.POPAGENT_TASK_LEASE_MS,
       }),
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
+      tracer: noopTracer,
     }
     const server = await listenHost(
       createHostApp(resources, token),

@@ -10,6 +10,7 @@ import type { ThreadMemory } from './memory/thread-memory.ts'
 import type { SandboxStatus } from './workspaces/sandbox-check.ts'
 import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
+import type { Tracer } from './observability/tracer.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -41,4 +42,6 @@ export type HostResources = {
   tasks: TaskRunner
   /** Turns due cron occurrences into tasks. */
   scheduler: Scheduler
+  /** Spans for turns, task attempts and their tool calls; records nothing yet. */
+  tracer: Tracer
 }

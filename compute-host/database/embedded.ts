@@ -28,8 +28,11 @@ export function embeddedHandle(pglite: PGlite): DatabaseHandle {
         await pglite.query('select pg_advisory_unlock($1)', [key])
       }
     },
-    migrateSchema: (lockedDb: Db, migrationsFolder: string) =>
-      migrate(lockedDb as unknown as Parameters<typeof migrate>[0], { migrationsFolder }),
+    migrateSchema: (lockedDb: Db, migrationsFolder: string, migrationsTable?: string) =>
+      migrate(lockedDb as unknown as Parameters<typeof migrate>[0], {
+        migrationsFolder,
+        migrationsTable,
+      }),
     // The shim serialises on PGlite's single session: more than one connection deadlocks.
     pgPoolConfig: () => ({ ...createPgConfig(pglite), max: 1 }),
     async listen(channel, onNotify, onConnect) {

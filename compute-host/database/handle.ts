@@ -2,14 +2,15 @@ import type { PoolConfig } from 'pg'
 import type { Db } from '../../db/index.ts'
 
 /**
- * One open database, whatever drives it. `migrateSchema` runs drizzle's migrator for that driver;
+ * One open database, whatever drives it. `migrateSchema` runs drizzle's migrator for that driver,
+ * recording applied migrations in `migrationsTable` (drizzle's default when omitted);
  * `withSessionLock` runs `fn` on a single connection holding a session-level advisory lock.
  */
 export type DatabaseHandle = {
   kind: 'embedded' | 'postgres'
   db: Db
   withSessionLock<T>(key: number, fn: (db: Db) => Promise<T>): Promise<T>
-  migrateSchema(db: Db, migrationsFolder: string): Promise<void>
+  migrateSchema(db: Db, migrationsFolder: string, migrationsTable?: string): Promise<void>
   /**
    * node-postgres pool settings reaching the same database, for libraries that bring their own
    * driver (Mastra's PostgresStore). On PGlite this is the in-process shim with one connection.

@@ -45,8 +45,11 @@ export function openPostgres(
         client.release()
       }
     },
-    migrateSchema: (lockedDb: Db, migrationsFolder: string) =>
-      migrate(lockedDb as unknown as Parameters<typeof migrate>[0], { migrationsFolder }),
+    migrateSchema: (lockedDb: Db, migrationsFolder: string, migrationsTable?: string) =>
+      migrate(lockedDb as unknown as Parameters<typeof migrate>[0], {
+        migrationsFolder,
+        migrationsTable,
+      }),
     pgPoolConfig: () => ({
       connectionString: url,
       max: 4,
