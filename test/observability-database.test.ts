@@ -1,0 +1,197 @@
+/**
+ * The observability database's own schema (db/observability/): migrated on a real PostgreSQL and
+ * on the embedded one, by a started host, and by `popagent migrate` for both databases at once.
+ */
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../db/index.ts'
+import { rowsOf } from '../db/rows.ts'
+import { modelPrices, retentionRuns } from '../db/observability/schema/index.ts'
+import {
+  embeddedHandle,
+  openEmbeddedMemory,
+  openPglite,
+} from '../compute-host/database/embedded.ts'
+import {
+  migrateObservabilityDatabase,
+  OBSERVABILITY_MIGRATIONS_FOLDER,
+  OBSERVABILITY_MIGRATIONS_TABLE,
+} from '../compute-host/database/migrate.ts'
+import { openPostgres } from '../compute-host/database/postgres.ts'
+import { parseHostEnv } from '../compute-host/env.ts'
+import { createLogger } from '../compute-host/log.ts'
+import { startComputeHost } from '../compute-host/main.ts'
+import { createDatabaseOnServer } from './support/database.ts'
+import { runCli } from './support/process.ts'
+
+const OBSERVABILITY_TABLES = ['popagent_model_prices', 'popagent_obs_retention_runs']
+const MIGRATION_COUNT = (
+  JSON.parse(readFileSync(join(OBSERVABILITY_MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
+    entries: unknown[]
+  }
+).entries.length
+
+const quietLog = createLogger({ secrets: [], write: () => {} })
+
+async function publicTables(db: Db): Promise<string[]> {
+  const rows = rowsOf<{ name: string }>(
+    await db.execute(
+      sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`,
+    ),
+  )
+  return rows.map((r) => r.name)
+}
+
+async function recordedMigrations(db: Db, table: string): Promise<number> {
+  const rows = rowsOf<{ n: number }>(
+    await db.execute(sql.raw(`select count(*)::int as n from drizzle."${table}"`)),
+  )
+  return rows[0]!.n
+}
+
+/** The tables take the rows the observability work will write, and refuse what they must. */
+async function assertSchemaHolds(db: Db) {
+  const [run] = await db.insert(retentionRuns).values({ trigger: 'boot' }).returning()
+  assert.equal(run!.outcome, 'running')
+  assert.equal(run!.finishedAt, null)
+  await assert.rejects(
+    db.execute(sql`update popagent_obs_retention_runs set outcome = 'succeeded'`),
+    'a finished run needs its finish time',
+  )
+  await db.insert(modelPrices).values({
+    provider: 'gateway',
+    model: 'anthropic/claude-sonnet-4-5',
+    inputUsdPerMtok: 3,
+    outputUsdPerMtok: 15,
+    cacheReadUsdPerMtok: 0.3,
+    effectiveFrom: new Date('2026-01-01T00:00:00Z'),
+  })
+  const [price] = await db.select().from(modelPrices)
+  assert.equal(price!.cacheReadUsdPerMtok, 0.3)
+  assert.equal(price!.cacheWriteUsdPerMtok, null)
+  await assert.rejects(
+    db.insert(modelPrices).values({
+      provider: 'gateway',
+      model: 'free',
+      inputUsdPerMtok: -1,
+      outputUsdPerMtok: 0,
+      effectiveFrom: new Date(),
+    }),
+    'a negative price is refused',
+  )
+}
+
+test('the observability schema migrates once on a real PostgreSQL, however many starts race for it', async () => {
+  const database = await createDatabaseOnServer()
+  const handles = Array.from({ length: 3 }, () => openPostgres(database.url, { max: 2 }))
+  try {
+    await Promise.all(handles.map((h) => migrateObservabilityDatabase(h)))
+    const db = handles[0]!.db
+    assert.deepEqual(await publicTables(db), OBSERVABILITY_TABLES)
+    assert.equal(await recordedMigrations(db, OBSERVABILITY_MIGRATIONS_TABLE), MIGRATION_COUNT)
+    await migrateObservabilityDatabase(handles[1]!)
+    assert.equal(await recordedMigrations(db, OBSERVABILITY_MIGRATIONS_TABLE), MIGRATION_COUNT)
+    await assertSchemaHolds(db)
+  } finally {
+    await Promise.all(handles.map((h) => h.close()))
+    await database.drop()
+  }
+})
+
+test('the observability schema migrates on the embedded database, and a second run is a no-op', async () => {
+  const handle = embeddedHandle(await openEmbeddedMemory())
+  try {
+    await migrateObservabilityDatabase(handle)
+    await migrateObservabilityDatabase(handle)
+    assert.deepEqual(await publicTables(handle.db), OBSERVABILITY_TABLES)
+    assert.equal(
+      await recordedMigrations(handle.db, OBSERVABILITY_MIGRATIONS_TABLE),
+      MIGRATION_COUNT,
+    )
+    await assertSchemaHolds(handle.db)
+  } finally {
+    await handle.close()
+  }
+})
+
+test('a started host has migrated its observability database, and only its own tables are there', async () => {
+  const app = await createDatabaseOnServer()
+  const observability = await createDatabaseOnServer()
+  try {
+    const host = await startComputeHost(
+      parseHostEnv({
+        DATABASE_URL: app.url,
+        OBSERVABILITY_DATABASE_URL: observability.url,
+        NINEROUTER_URL: 'http://127.0.0.1:1/v1',
+      }),
+      { port: 0, log: quietLog },
+    )
+    try {
+      const { application, observability: obs } = host.resources.databases
+      assert.deepEqual(await publicTables(obs.db), OBSERVABILITY_TABLES)
+      const appTables = await publicTables(application.db)
+      assert.ok(appTables.includes('popagent_sessions'))
+      for (const table of OBSERVABILITY_TABLES) assert.ok(!appTables.includes(table), table)
+      // The tracer is in the resource bag, and a span can be opened, nested and ended.
+      const span = host.resources.tracer.startSpan('turn', { traceId: '0'.repeat(32) })
+      span.child('tool_call', { tool: 'repo-brief' }).end('ok')
+      span.end('aborted')
+    } finally {
+      await host.stop()
+    }
+  } finally {
+    await app.drop()
+    await observability.drop()
+  }
+})
+
+test('popagent migrate migrates both real databases, and again is a no-op', async () => {
+  const app = await createDatabaseOnServer()
+  const observability = await createDatabaseOnServer()
+  const env = { DATABASE_URL: app.url, OBSERVABILITY_DATABASE_URL: observability.url }
+  const handle = openPostgres(observability.url, { max: 1 })
+  try {
+    const first = runCli(['migrate'], env)
+    assert.equal(await first.exited, 0, first.output())
+    assert.match(
+      first.output(),
+      /migrated the postgres application database .*data migrations applied/,
+    )
+    assert.match(first.output(), /migrated the postgres observability database/)
+    assert.deepEqual(await publicTables(handle.db), OBSERVABILITY_TABLES)
+
+    const again = runCli(['migrate'], env)
+    assert.equal(await again.exited, 0, again.output())
+    assert.match(again.output(), /data migrations up to date/)
+    assert.equal(
+      await recordedMigrations(handle.db, OBSERVABILITY_MIGRATIONS_TABLE),
+      MIGRATION_COUNT,
+    )
+  } finally {
+    await handle.close()
+    await app.drop()
+    await observability.drop()
+  }
+})
+
+test('popagent migrate migrates both embedded databases in the data directory', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'popagent-migrate-'))
+  try {
+    const run = runCli(['migrate'], { POPAGENT_DATA_DIR: dataDir })
+    assert.equal(await run.exited, 0, run.output())
+    assert.match(run.output(), /migrated the embedded observability database/)
+    const handle = embeddedHandle(await openPglite(join(dataDir, 'observability')))
+    try {
+      assert.deepEqual(await publicTables(handle.db), OBSERVABILITY_TABLES)
+    } finally {
+      await handle.close()
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true })
+  }
+})
