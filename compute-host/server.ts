@@ -1,35 +1,103 @@
 import { serve, type ServerType } from '@hono/node-server'
-import { Hono } from 'hono'
+import { createUIMessageStreamResponse } from 'ai'
+import { type Context, Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
-import type { HostHealth } from '../runtime/contracts/host-api.ts'
-import {
-  CronPreviewBody,
-  DeleteThreadsBody,
-  HostPaths,
-  RepoBriefBody,
-  ResolveWorkspaceBody,
-  type ResolvedWorkspace,
-} from '../runtime/contracts/host-api.ts'
-import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
-import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
-import { previewCron, serverTimezone } from './schedules/cron.ts'
-import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import type { z } from 'zod'
+import * as Agents from '../runtime/agents/index.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
+import { hostRoutes, type HostRoute, type HostRoutes } from '../runtime/contracts/host-api.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
-import { ChatRequest } from '../runtime/contracts/chat.ts'
-import { createUIMessageStreamResponse } from 'ai'
+import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
+import { validate } from '../runtime/validate.ts'
+import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './chat/turn.ts'
-import * as Agents from '../runtime/agents/index.ts'
+import type { Logger } from './log.ts'
+import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
+import { previewCron, serverTimezone } from './schedules/cron.ts'
+import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+
+/** What a host request carries: the edge's request id and a logger that puts it on every line. */
+type HostEnv = { Variables: { requestId: string; log: Logger } }
+type HostContext = Context<HostEnv>
+
+/** A handler per entry of `hostRoutes`: the validated body in, the JSON answer (or a stream) out. */
+type HostHandlers = {
+  [N in keyof HostRoutes]: (
+    input: HostRoutes[N] extends { input: infer I extends z.ZodType } ? z.output<I> : undefined,
+    c: HostContext,
+  ) => Promise<HostAnswer<HostRoutes[N]>> | HostAnswer<HostRoutes[N]>
+}
+type HostAnswer<R> = R extends { stream: true }
+  ? Response
+  : R extends { output: infer O extends z.ZodType }
+    ? z.input<O>
+    : never
 
 /**
- * The host's internal API. It listens on loopback only and every request needs the shared host
- * token as a bearer; the edge is its only intended caller.
+ * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
+ * its handler below. It listens on loopback only and every request needs the shared host token as
+ * a bearer; the edge is its only intended caller.
  */
 export function createHostApp($: HostResources, token: string) {
+  const handlers: HostHandlers = {
+    health: async () => ({
+      status: 'ok',
+      startedAt: $.startedAt.toISOString(),
+      databaseMode: $.databases.mode,
+      gateway: await $.gateway.status(),
+      localModels: $.localModels.queue.stats(),
+      sandbox: $.sandbox,
+    }),
+    models: () => $.catalog.read(),
+    chat: async (request, c) => {
+      const deps = {
+        db: $.databases.application.db,
+        workspaceRoot: $.workspaceRoot,
+        agents: $.agents,
+        memory: $.memory,
+        log: c.var.log,
+        redact: $.redact,
+      }
+      return createUIMessageStreamResponse({
+        stream: await startChatTurn(deps, request, c.req.raw.signal),
+      })
+    },
+    resolveWorkspace: async (body) => {
+      const path = await resolveInside($.workspaceRoot, body.path)
+      return { path, gitRepository: existsSync(join($.workspaceRoot, path, '.git')) }
+    },
+    repoBrief: async (body, c) => {
+      const path = await resolveInside($.workspaceRoot, body.path).catch((error) => {
+        if (!(error instanceof PathNotDirectory)) throw error
+        const message = missingDirectoryAdvice(body.path)
+        throw new WorkspaceDirectoryMissing({ path: body.path }, { message })
+      })
+      // The edge's request signal: a client that went away stops the brief and its git.
+      const brief = await buildRepoBrief(join($.workspaceRoot, path), body.query, c.req.raw.signal)
+      return { brief, text: formatRepoBrief(brief) }
+    },
+    threads: async ({ sessionIds }) => {
+      const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
+      await $.memory.deleteThreads(sessionIds, agentIds)
+      return { deleted: sessionIds.length }
+    },
+    // croner lives here, so the edge asks the host to check every cron expression it stores.
+    cronPreview: ({ cron }) => previewCron(cron),
+    cronTimezone: () => ({ timezone: serverTimezone() }),
+  }
+
+  const requestContext = createMiddleware<HostEnv>(async (c, next) => {
+    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER))
+    c.set('requestId', requestId)
+    c.set('log', $.log.child({ requestId }))
+    await next()
+  })
   const requireToken = createMiddleware(async (c, next) => {
     const header = c.req.header('authorization') ?? ''
     const given = header.startsWith('Bearer ') ? header.slice(7) : ''
@@ -37,84 +105,30 @@ export function createHostApp($: HostResources, token: string) {
     await next()
   })
 
-  const chatDeps = {
-    db: $.databases.application.db,
-    workspaceRoot: $.workspaceRoot,
-    agents: $.agents,
-    memory: $.memory,
-    log: $.log,
-    redact: $.redact,
+  const app = new Hono<HostEnv>().use(requestContext, requireToken)
+  for (const [name, route] of Object.entries(hostRoutes) as [keyof HostRoutes, HostRoute][]) {
+    const handler = handlers[name] as (input: unknown, c: HostContext) => unknown
+    const answer = async (c: HostContext) => {
+      const input = route.input ? c.req.valid('json' as never) : undefined
+      const result = await handler(input, c)
+      return result instanceof Response ? result : c.json(result as object)
+    }
+    if (route.input) app.on(route.method, route.path, validate('json', route.input), answer)
+    else app.on(route.method, route.path, answer)
   }
-  const app = new Hono()
-    .use(requireToken)
-    .get(HostPaths.health, async (c) => {
-      const body: HostHealth = {
-        status: 'ok',
-        startedAt: $.startedAt.toISOString(),
-        databaseMode: $.databases.mode,
-        gateway: await $.gateway.status(),
-        localModels: $.localModels.queue.stats(),
-        sandbox: $.sandbox,
-      }
-      return c.json(body)
-    })
-    .get(HostPaths.models, async (c) => c.json(await $.catalog.read()))
-    .post(HostPaths.chat, async (c) => {
-      const parsed = ChatRequest.safeParse(await c.req.json().catch(() => undefined))
-      if (!parsed.success) {
-        return c.json(errorBody('VALIDATION_FAILED', 'invalid chat request'), 400)
-      }
-      const stream = await startChatTurn(chatDeps, parsed.data, c.req.raw.signal)
-      return createUIMessageStreamResponse({ stream })
-    })
-    .post(HostPaths.resolveWorkspace, async (c) => {
-      const parsed = ResolveWorkspaceBody.safeParse(await c.req.json().catch(() => undefined))
-      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
-      const path = await resolveInside($.workspaceRoot, parsed.data.path)
-      const body: ResolvedWorkspace = {
-        path,
-        gitRepository: existsSync(join($.workspaceRoot, path, '.git')),
-      }
-      return c.json(body)
-    })
-    .post(HostPaths.repoBrief, async (c) => {
-      const parsed = RepoBriefBody.safeParse(await c.req.json().catch(() => undefined))
-      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
-      const path = await resolveInside($.workspaceRoot, parsed.data.path).catch((error) => {
-        if (!(error instanceof PathNotDirectory)) throw error
-        const given = parsed.data.path
-        throw new WorkspaceDirectoryMissing(
-          { path: given },
-          { message: missingDirectoryAdvice(given) },
-        )
-      })
-      // The edge's request signal: a client that went away stops the brief and its git.
-      const root = join($.workspaceRoot, path)
-      const brief = await buildRepoBrief(root, parsed.data.query, c.req.raw.signal)
-      return c.json({ brief, text: formatRepoBrief(brief) })
-    })
-    .post(HostPaths.threads, async (c) => {
-      const parsed = DeleteThreadsBody.safeParse(await c.req.json().catch(() => undefined))
-      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
-      const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
-      await $.memory.deleteThreads(parsed.data.sessionIds, agentIds)
-      return c.json({ deleted: parsed.data.sessionIds.length })
-    })
-    // croner lives here, so the edge asks the host to check every cron expression it stores.
-    .post(HostPaths.cronPreview, async (c) => {
-      const parsed = CronPreviewBody.safeParse(await c.req.json().catch(() => undefined))
-      if (!parsed.success) return c.json(errorBody('VALIDATION_FAILED', 'invalid body'), 400)
-      return c.json(previewCron(parsed.data.cron))
-    })
-    .get(HostPaths.cronTimezone, (c) => c.json({ timezone: serverTimezone() }))
   app.onError((error, c) => {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
     if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
+    // Hono's own refusals (a malformed JSON body) keep their 4xx, in the one error shape.
+    if (error instanceof HTTPException && error.status < 500) {
+      return c.json(errorBody('BAD_REQUEST', error.message), error.status as ContentfulStatusCode)
+    }
     // The caller went away and its signal stopped the work: nothing failed, nobody listens.
     if (c.req.raw.signal.aborted)
       return c.json(errorBody('CLIENT_GONE', 'the caller went away'), 400)
-    $.log.error('host request failed', { path: c.req.path, error: loggableError(error) })
+    const log = c.var.log ?? $.log
+    log.error('host request failed', { path: c.req.path, error: loggableError(error) })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)
   })
   app.notFound((c) => c.json(errorBody('ROUTE_NOT_FOUND', 'no such host route'), 404))

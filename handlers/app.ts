@@ -32,7 +32,7 @@ const hostClient = createMiddleware<AppEnv>(async (c, next) => {
     client = createHostClient({ url: config.hostUrl, token: config.hostToken })
     hostClients.set(config, client)
   }
-  c.set('host', client)
+  c.set('host', client.withRequestId(c.var.requestId))
   await next()
 })
 

@@ -1,169 +1,123 @@
 import { z } from 'zod'
-import type { ChatRequest } from '../runtime/contracts/chat.ts'
-import {
-  CronPreview,
-  CronTimezone,
-  HostHealth,
-  HostModels,
-  HostPaths,
-  RepoBriefAnswer,
-  ResolvedWorkspace,
-} from '../runtime/contracts/host-api.ts'
-import { AppError, HostUnavailable } from '../runtime/errors.ts'
+import { hostRoutes, type HostRoute, type HostRoutes } from '../runtime/contracts/host-api.ts'
+import { AppError, type ErrorStatus, HostUnavailable } from '../runtime/errors.ts'
+import { REQUEST_ID_HEADER } from '../runtime/request-id.ts'
 
 /**
  * The handlers' only way to the compute host: its internal HTTP API on loopback, authenticated by
- * the shared host token, with every response parsed against `runtime/contracts/host-api.ts`.
+ * the shared host token. One method per entry of `hostRoutes` (runtime/contracts/host-api.ts), with
+ * its input sent and its answer parsed against that entry's schemas. Every call carries the
+ * request's id, so the host's log lines for it can be found from the edge's.
+ *
+ * One error policy: the host's answers about the request (its 4xx, and a 503 that says it is busy,
+ * such as REPO_BRIEF_BUSY) reach the caller as `AppError`s with the host's code, status, message
+ * and data. Anything else — no answer, a wrong token, a route this host does not have, a 5xx, an
+ * answer of the wrong shape — is a HostUnavailable: the host could not do the work.
  */
-export type HostClient = ReturnType<typeof createHostClient>
+export type HostClient = { [N in keyof HostRoutes]: HostMethod<HostRoutes[N]> } & {
+  /** The same client, sending this request id with every call. */
+  withRequestId: (requestId: string) => HostClient
+}
 
-const DeletedThreads = z.object({ deleted: z.number() })
+export type CallInit = { signal?: AbortSignal; timeoutMs?: number }
+type Input<R> = R extends { input: infer I extends z.ZodType } ? z.input<I> : never
+type HostMethod<R> = R extends { stream: true }
+  ? // No timeout: a turn streams for as long as it runs, and `signal` (the client's) ends it.
+    (input: Input<R>, init: { signal: AbortSignal }) => Promise<Response>
+  : R extends { output: infer O extends z.ZodType }
+    ? R extends { input: z.ZodType }
+      ? (input: Input<R>, init?: CallInit) => Promise<z.output<O>>
+      : (init?: CallInit) => Promise<z.output<O>>
+    : never
 
-export function createHostClient(options: { url: string; token: string; fetch?: typeof fetch }) {
+const HostErrorBody = z.object({
+  error: z.object({
+    code: z.string().min(1),
+    message: z.string().min(1),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
+})
+
+export function createHostClient(options: {
+  url: string
+  token: string
+  fetch?: typeof fetch
+  requestId?: string
+}): HostClient {
   const doFetch = options.fetch ?? fetch
 
-  async function call<S extends z.ZodType>(
-    path: string,
-    schema: S,
-    init: { signal?: AbortSignal; timeoutMs?: number } = {},
-  ): Promise<z.output<S>> {
-    const signals = [AbortSignal.timeout(init.timeoutMs ?? 10_000)]
+  /** Sends one call; resolves with the host's 2xx response and throws anything else. */
+  async function send(route: HostRoute, input: unknown, init: CallInit): Promise<Response> {
+    const signals =
+      'timeoutMs' in route ? [AbortSignal.timeout(init.timeoutMs ?? route.timeoutMs)] : []
     if (init.signal) signals.push(init.signal)
+    const headers: Record<string, string> = { authorization: `Bearer ${options.token}` }
+    if (options.requestId) headers[REQUEST_ID_HEADER] = options.requestId
+    if (route.input) headers['content-type'] = 'application/json'
     let response: Response
     try {
-      response = await doFetch(`${options.url}${path}`, {
-        headers: { authorization: `Bearer ${options.token}` },
+      response = await doFetch(`${options.url}${route.path}`, {
+        method: route.method,
+        headers,
+        ...(route.input && { body: JSON.stringify(input) }),
         signal: AbortSignal.any(signals),
       })
     } catch (error) {
-      throw new HostUnavailable({ path }, { cause: error, message: describeFetchError(error) })
-    }
-    if (!response.ok) {
-      await response.body?.cancel()
+      // The caller went away: its own abort, not the host's failure.
+      if (init.signal?.aborted) throw error
       throw new HostUnavailable(
-        { path, status: response.status },
-        { message: `the compute host answered ${response.status} for ${path}` },
-      )
-    }
-    const parsed = schema.safeParse(await response.json())
-    if (!parsed.success) {
-      throw new HostUnavailable(
-        { path },
-        { message: `the compute host sent an unexpected ${path} body` },
-      )
-    }
-    return parsed.data
-  }
-
-  /**
-   * Starts a turn and returns the host's response as it is: the UI-message stream, or the host's
-   * own JSON error (404 session, 409 archived, 400 …) for the edge to pass on. There is no
-   * timeout: a turn streams for as long as it runs, and `signal` (the client's connection) ends it.
-   */
-  async function chat(body: ChatRequest, signal: AbortSignal): Promise<Response> {
-    try {
-      return await doFetch(`${options.url}${HostPaths.chat}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal,
-      })
-    } catch (error) {
-      if (signal.aborted) throw error
-      throw new HostUnavailable(
-        { path: HostPaths.chat },
+        { path: route.path },
         { cause: error, message: describeFetchError(error) },
       )
     }
+    if (response.ok) return response
+    const answer = HostErrorBody.safeParse(await response.json().catch(() => undefined))
+    if (answer.success && aboutTheRequest(response.status, answer.data.error.code)) {
+      const { code, message, data } = answer.data.error
+      throw new AppError(code, response.status as ErrorStatus, message, data)
+    }
+    throw unavailable(route, response.status)
   }
 
-  /**
-   * A JSON POST whose 400 answers are the caller's fault and keep the host's own code and message
-   * (PATH_OUTSIDE_ROOT, …); anything else unexpected means the host could not do the work.
-   */
-  async function post<S extends z.ZodType>(
-    path: string,
-    body: unknown,
-    schema: S,
-    init: { timeoutMs: number; failure: string; signal?: AbortSignal },
-  ): Promise<z.output<S>> {
-    const signals = [AbortSignal.timeout(init.timeoutMs)]
-    if (init.signal) signals.push(init.signal)
-    let response: Response
-    try {
-      response = await doFetch(`${options.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.any(signals),
-      })
-    } catch (error) {
+  async function call(route: HostRoute, input: unknown, init: CallInit = {}): Promise<unknown> {
+    const response = await send(route, input, init)
+    if ('stream' in route) return response
+    const answer = await response.json().catch((error: unknown) => {
       if (init.signal?.aborted) throw error
-      throw new HostUnavailable({ path }, { cause: error, message: describeFetchError(error) })
-    }
-    const answer = (await response.json().catch(() => undefined)) as
-      { error?: { code?: string; message?: string } } | undefined
-    // A 503 with a code is the host saying it is busy (REPO_BRIEF_BUSY), which the client should
-    // hear as such rather than as "the host is down".
-    const passed = response.status === 400 || response.status === 503
-    if (passed && answer?.error?.code && answer.error.message) {
-      throw new AppError(answer.error.code, response.status as 400 | 503, answer.error.message)
-    }
-    const parsed = schema.safeParse(answer)
-    if (!response.ok || !parsed.success) {
-      throw new HostUnavailable({ path, status: response.status }, { message: init.failure })
-    }
+    })
+    const parsed = route.output.safeParse(answer)
+    if (!parsed.success) throw unavailable(route, response.status)
     return parsed.data
   }
 
-  /** Asks the host to prove a repository path stays inside the workspace root. */
-  const resolveWorkspace = (path: string): Promise<ResolvedWorkspace> =>
-    post(HostPaths.resolveWorkspace, { path }, ResolvedWorkspace, {
-      timeoutMs: 10_000,
-      failure: 'the compute host could not check the workspace path',
-    })
-
-  /** Deletes the Mastra threads of these sessions; resolves only once the host confirmed it. */
-  const deleteThreads = async (sessionIds: string[]): Promise<void> => {
-    await post(HostPaths.threads, { sessionIds }, DeletedThreads, {
-      // Sized for a workspace's worth of sessions; the host deletes them in one pass.
-      timeoutMs: 120_000,
-      failure: 'the compute host could not delete the chat memory',
-    })
-  }
-
-  /**
-   * The repository brief of a workspace path (the host proves the path is contained). `signal`
-   * is the client's: when it goes away, the host withdraws or stops the brief and its git.
-   */
-  const repoBrief = (path: string, query: string, signal?: AbortSignal): Promise<RepoBriefAnswer> =>
-    post(HostPaths.repoBrief, { path, query }, RepoBriefAnswer, {
-      timeoutMs: 60_000,
-      failure: 'the compute host could not build the repository brief',
-      ...(signal && { signal }),
-    })
-
-  /** Checks a cron expression on the host (croner is Node-only): its next occurrences, or a 400. */
-  const cronPreview = (cron: string): Promise<CronPreview> =>
-    post(HostPaths.cronPreview, { cron }, CronPreview, {
-      timeoutMs: 10_000,
-      failure: 'the compute host could not check the cron expression',
-    })
-
+  const methods = Object.fromEntries(
+    Object.entries(hostRoutes).map(([name, route]: [string, HostRoute]) => [
+      name,
+      route.input
+        ? (input: unknown, init?: CallInit) => call(route, input, init)
+        : (init?: CallInit) => call(route, undefined, init),
+    ]),
+  )
   return {
-    chat,
-    repoBrief,
-    cronPreview,
-    resolveWorkspace,
-    deleteThreads,
-    health: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
-      call(HostPaths.health, HostHealth, init),
-    models: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
-      call(HostPaths.models, HostModels, init),
-    cronTimezone: (init?: { signal?: AbortSignal; timeoutMs?: number }) =>
-      call(HostPaths.cronTimezone, CronTimezone, init),
+    ...(methods as Omit<HostClient, 'withRequestId'>),
+    withRequestId: (requestId) => createHostClient({ ...options, requestId }),
   }
 }
+
+/**
+ * Whether a refusal is about the caller's request, and so theirs to hear as it is. A 401 (the
+ * edge's host token) or ROUTE_NOT_FOUND (a host of another version) is about the edge instead.
+ */
+function aboutTheRequest(status: number, code: string): boolean {
+  if (status === 503) return true
+  return status >= 400 && status < 500 && status !== 401 && code !== 'ROUTE_NOT_FOUND'
+}
+
+const unavailable = (route: HostRoute, status: number) =>
+  new HostUnavailable(
+    { path: route.path, status },
+    { message: `the compute host could not ${route.does}` },
+  )
 
 function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {

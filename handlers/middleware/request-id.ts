@@ -1,17 +1,16 @@
 import { createMiddleware } from 'hono/factory'
+import { REQUEST_ID_HEADER, requestIdFrom } from '../../runtime/request-id.ts'
 import type { AppEnv } from '../env.ts'
-
-const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/
 
 /**
  * Gives every request an id (a caller's `x-request-id` when it is safe to echo) and returns it in
- * the response header. The header is set before `next()`: changing a response after it pushes
- * @hono/node-server off its fast path, which costs throughput on every request.
+ * the response header; the host client sends it on to the compute host, whose log lines carry it.
+ * The header is set before `next()`: changing a response after it pushes @hono/node-server off its
+ * fast path, which costs throughput on every request.
  */
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
-  const given = c.req.header('x-request-id')
-  const id = given && SAFE_ID.test(given) ? given : crypto.randomUUID()
+  const id = requestIdFrom(c.req.header(REQUEST_ID_HEADER))
   c.set('requestId', id)
-  c.header('x-request-id', id)
+  c.header(REQUEST_ID_HEADER, id)
   await next()
 })

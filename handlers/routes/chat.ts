@@ -16,7 +16,7 @@ const PASSED_HEADERS = ['content-type', 'cache-control', 'x-vercel-ai-ui-message
 export const chat = new Hono<AppEnv>().post('/', validate('json', ChatRequest), async (c) => {
   const body = c.req.valid('json')
   await assertKnownModels(c, { model: body.model })
-  const upstream = await c.var.host.chat(body, c.req.raw.signal)
+  const upstream = await c.var.host.chat(body, { signal: c.req.raw.signal })
   const headers = new Headers()
   for (const name of PASSED_HEADERS) {
     const value = upstream.headers.get(name)

@@ -21,7 +21,7 @@ import { validate } from '../validate.ts'
  * is set, so a schedule never fires tasks for a model the gateway does not offer.
  */
 const checkCron = async (host: HostClient, cron: string) =>
-  Schedules.checkedCron(cron, await host.cronPreview(cron))
+  Schedules.checkedCron(cron, await host.cronPreview({ cron }))
 
 async function timezoneOf(host: HostClient): Promise<string | null> {
   try {
@@ -46,7 +46,7 @@ export const schedules = new Hono<AppEnv>()
   // Checks an expression as it is typed (the UI's live preview); stores nothing. Croner's message
   // comes back as a 400 INVALID_CRON, and a host that does not answer is a 503.
   .post('/preview', validate('json', CronPreviewInput), async (c) => {
-    const { next, timezone } = await c.var.host.cronPreview(c.req.valid('json').cron)
+    const { next, timezone } = await c.var.host.cronPreview({ cron: c.req.valid('json').cron })
     const answer: CronPreviewAnswer = { next, timezone }
     return c.json(answer, 200)
   })

@@ -42,7 +42,7 @@ export const sessions = new Hono<AppEnv>()
     const { id } = c.req.valid('param')
     if (!(await Sessions.get(c.var.db, id))) return c.json(notFound(id), 404)
     // The thread first: a row must never be gone while its memory remains.
-    await c.var.host.deleteThreads([id])
+    await c.var.host.threads({ sessionIds: [id] })
     await Sessions.remove(c.var.db, id)
     return c.json({ deleted: id }, 200)
   })

@@ -19,7 +19,7 @@ export const workspaces = new Hono<AppEnv>()
   .get('/', async (c) => c.json({ workspaces: await Workspaces.list(c.var.db) }, 200))
   .post('/', validate('json', CreateWorkspaceInput), async (c) => {
     const input = c.req.valid('json')
-    const { path } = await c.var.host.resolveWorkspace(input.path)
+    const { path } = await c.var.host.resolveWorkspace({ path: input.path })
     return c.json(await Workspaces.create(c.var.db, { name: input.name, path }), 201)
   })
   .patch(
@@ -28,7 +28,7 @@ export const workspaces = new Hono<AppEnv>()
     validate('json', PatchWorkspaceInput),
     async (c) => {
       const input = c.req.valid('json')
-      const path = input.path && (await c.var.host.resolveWorkspace(input.path)).path
+      const path = input.path && (await c.var.host.resolveWorkspace({ path: input.path })).path
       const changes = { ...(input.name && { name: input.name }), ...(path && { path }) }
       return c.json(await Workspaces.patch(c.var.db, c.req.valid('param').id, changes), 200)
     },
@@ -39,8 +39,9 @@ export const workspaces = new Hono<AppEnv>()
     validate('query', RepoBriefQuery),
     async (c) => {
       const workspace = await Workspaces.get(c.var.db, c.req.valid('param').id)
-      const { q } = c.req.valid('query')
-      return c.json(await c.var.host.repoBrief(workspace.path, q, c.req.raw.signal), 200)
+      const { q: query } = c.req.valid('query')
+      const signal = c.req.raw.signal
+      return c.json(await c.var.host.repoBrief({ path: workspace.path, query }, { signal }), 200)
     },
   )
   .delete('/:id', validate('param', WorkspaceParams), async (c) => {
@@ -54,7 +55,7 @@ export const workspaces = new Hono<AppEnv>()
     const { id } = c.req.valid('param')
     await Workspaces.assertExists(c.var.db, id)
     const ids = await Sessions.idsInWorkspace(c.var.db, id)
-    await c.var.host.deleteThreads(ids)
+    await c.var.host.threads({ sessionIds: ids })
     const deleted = await Sessions.removeMany(c.var.db, ids)
     return c.json({ deleted }, 200)
   })
