@@ -41,6 +41,13 @@ test('npm start runs on the embedded database, restarts on it, and stops cleanly
 
     assert.equal((await fetch(`${first.url}/api/health`)).status, 401, 'the key is required')
     assert.equal((await fetch(`${first.url}/`)).status, 200, 'the UI stays public')
+    // Started from this Git checkout, the default workspace is a clone of it: its brief works.
+    const brief = await fetch(`${first.url}/api/workspaces/wsp_default/repo-brief?q=sandbox`, {
+      headers: { 'x-popagent-key': apiKey },
+    })
+    const briefBody = (await brief.json()) as any
+    assert.equal(brief.status, 200, JSON.stringify(briefBody))
+    assert.match(briefBody.text, /sandbox/)
     const created = await fetch(`${first.url}/api/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-popagent-key': apiKey },

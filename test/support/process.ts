@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const CLI = fileURLToPath(new URL('../../cli/popagent.ts', import.meta.url))
@@ -11,9 +14,16 @@ export type RunningCli = {
   stop: () => Promise<number | null>
 }
 
-/** Runs a `popagent` verb in its own process with only the given environment (plus PATH/HOME). */
+/**
+ * Runs a `popagent` verb in its own process with only the given environment (plus PATH/HOME), in
+ * a fresh working directory: the defaults that are relative to it (`./data`, `./workspace` with
+ * the default workspace cloned into it, `.env`) never land in the checkout or leak between tests.
+ */
 export function runCli(args: string[], env: Record<string, string>) {
+  const cwd = mkdtempSync(join(tmpdir(), 'popagent-cli-cwd-'))
+  process.once('exit', () => rmSync(cwd, { recursive: true, force: true }))
   const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseHostEnv } from '../../compute-host/env.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { startComputeHost, type ComputeHost } from '../../compute-host/main.ts'
@@ -39,10 +42,13 @@ export async function startTestStack(
   const database = await createTestDatabase({ migrate: false })
   const observability = await createDatabaseOnServer()
   const gateway = await startScriptedGateway({ ...(options.models && { models: options.models }) })
+  // Its own workspace root unless the test brings one: `./workspace` would be the checkout's.
+  const workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-stack-workspaces-'))
   const env = parseHostEnv({
     DATABASE_URL: database.url,
     OBSERVABILITY_DATABASE_URL: observability.url,
     NINEROUTER_URL: gateway.url,
+    POPAGENT_WORKSPACE_ROOT: workspaceRoot,
     ...options.hostEnv,
   })
   const logs: Record<string, unknown>[] = []
@@ -91,6 +97,7 @@ export async function startTestStack(
       await gateway.close()
       await database.drop()
       await observability.drop()
+      await rm(workspaceRoot, { recursive: true, force: true })
     },
   }
   return stack
