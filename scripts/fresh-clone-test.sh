@@ -23,7 +23,7 @@ if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
   # `unshare --net` gives a namespace whose only interface is lo, down until raised.
   unshare --net bash -c '
     ip link set lo up
-    echo "fresh clone: interfaces in the test namespace: $(ls /sys/class/net | paste -sd,)"
+    echo "fresh clone: interfaces in the test namespace: $(ip -o link show | cut -d: -f2 | tr -d " " | paste -sd,)"
     exec env -u TEST_DATABASE_URL -u DATABASE_URL npm test'
 else
   echo "fresh clone: no network namespace here (needs root and unshare); testing with the network"
