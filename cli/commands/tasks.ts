@@ -20,7 +20,8 @@ export async function tasks(env: Record<string, string | undefined>, args: strin
         ['ID', 'STATE', 'TRIES', 'SOURCE', 'WORKSPACE', 'CREATED', 'TITLE'],
         ...body.tasks.map((t) => [
           t.id,
-          t.state,
+          // A queued task that waits for a dependency says which.
+          t.waiting ? `${t.state} (${t.waiting.errorClass})` : t.state,
           `${t.attemptCount}/${t.maxAttempts}`,
           t.source,
           t.workspaceId,
@@ -66,6 +67,11 @@ export function formatTask({ task, activity }: TaskWorkflow): string {
     ...(task.parentTaskId ? [`remediates: ${task.parentTaskId}`] : []),
     ...(task.model ? [`model:      ${task.model}`] : []),
     `created:    ${task.createdAt}${task.finishedAt ? `  finished: ${task.finishedAt}` : ''}`,
+    ...(task.waiting
+      ? [
+          `waiting:    for a transient ${task.waiting.errorClass} failure to clear; next attempt at ${task.waiting.nextAttemptAt}`,
+        ]
+      : []),
     ...(task.lastErrorClass
       ? [`last error: [${task.lastErrorClass}] ${task.lastError ?? ''}`]
       : []),

@@ -1,6 +1,17 @@
-import { and, eq, getTableColumns, inArray, isNull, lte, notInArray, or, sql } from 'drizzle-orm'
+import {
+  and,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  lte,
+  notInArray,
+  or,
+  sql,
+} from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import { tasks } from '../../db/schema/index.ts'
+import { taskActivity, tasks } from '../../db/schema/index.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../runtime/pg-errors.ts'
 import { enqueue, type TaskRow } from '../../runtime/tasks/index.ts'
 import { decide, type Backoff, type ErrorClass } from './failure-policy.ts'
@@ -222,16 +233,15 @@ export async function finish(
     } else {
       const decision =
         settled.errorClass === 'interrupted'
-          ? afterInterruption(current, now)
+          ? afterInterruption(current)
           : decide(current, settled.errorClass, now, backoff)
       values = {
         state: decision.state,
         lastErrorClass: settled.errorClass,
         lastError: settled.message,
         ...(decision.state === 'queued'
-          ? { nextAttemptAt: decision.nextAttemptAt }
+          ? { nextAttemptAt: decision.nextAttemptAt, maxAttempts: decision.maxAttempts }
           : { finishedAt: now }),
-        ...(decision.state === 'dead-letter' && { deadLetteredAt: now }),
       }
     }
     const [row] = await tx
@@ -271,14 +281,22 @@ async function endedByThisAttempt(db: Db, task: TaskRow, settled: Settled) {
   return ours ? row : null
 }
 
-/** The restart-recovery rule, also used for attempts stopped by a shutdown. */
-function afterInterruption(
-  task: Pick<TaskRow, 'attemptCount' | 'maxAttempts'>,
-  now: Date,
-): { state: 'queued'; nextAttemptAt: Date } | { state: 'dead-letter' } {
-  return task.attemptCount < task.maxAttempts
-    ? { state: 'queued', nextAttemptAt: now }
-    : { state: 'dead-letter' }
+/**
+ * The restart-recovery rule, also used for attempts stopped by a shutdown: interrupted work is
+ * queued again at its original due time (the claim never moves `next_attempt_at`), so it is
+ * claimed before everything queued after it and a crash delays it by the lease, not by the
+ * backlog. An interruption is transient: the attempt ceiling moves up rather than dead-lettering.
+ */
+function afterInterruption(task: Pick<TaskRow, 'attemptCount' | 'maxAttempts' | 'nextAttemptAt'>): {
+  state: 'queued'
+  nextAttemptAt: Date
+  maxAttempts: number
+} {
+  return {
+    state: 'queued',
+    nextAttemptAt: task.nextAttemptAt,
+    maxAttempts: Math.max(task.maxAttempts, task.attemptCount + 1),
+  }
 }
 
 function isPermanentFailure(row: TaskRow): boolean {
@@ -305,9 +323,10 @@ export async function enqueueRemediation(db: Db, parent: TaskRow): Promise<void>
         workspaceId: parent.workspaceId,
         parentTaskId: parent.id,
         title: `Remediate: ${parent.title}`.slice(0, 200),
-        prompt: remediationPrompt(parent),
+        prompt: remediationPrompt(parent, await transcriptEvidence(savepoint, parent.id)),
         model: null,
-        maxAttempts: 5,
+        // A starting ceiling only: a remediation retries every failure, moving it up one by one.
+        maxAttempts: 1,
       })
     })
     .catch((error: unknown) => {
@@ -316,7 +335,36 @@ export async function enqueueRemediation(db: Db, parent: TaskRow): Promise<void>
     })
 }
 
-function remediationPrompt(parent: TaskRow): string {
+const EVIDENCE_RECORDS = 24
+const EVIDENCE_RECORD_CHARS = 600
+const EVIDENCE_CHARS = 8_000
+
+/**
+ * The parent's workflow evidence: its newest transcript records (steps, tool calls and their
+ * results, already redacted when they were stored), oldest first, each cut to a few hundred
+ * characters and all of them to a bounded total, so the remediation sees what the attempt did and
+ * not only how it ended.
+ */
+async function transcriptEvidence(db: Db, taskId: string): Promise<string[]> {
+  const rows = await db
+    .select({ attempt: taskActivity.attempt, record: taskActivity.record })
+    .from(taskActivity)
+    .where(eq(taskActivity.taskId, taskId))
+    .orderBy(desc(taskActivity.id))
+    .limit(EVIDENCE_RECORDS)
+  const lines: string[] = []
+  let total = 0
+  for (const row of rows) {
+    const text = JSON.stringify(row.record)
+    const line = `#${row.attempt} ${text.length > EVIDENCE_RECORD_CHARS ? `${text.slice(0, EVIDENCE_RECORD_CHARS - 1)}…` : text}`
+    if (total + line.length > EVIDENCE_CHARS) break
+    total += line.length
+    lines.push(line)
+  }
+  return lines.reverse()
+}
+
+function remediationPrompt(parent: TaskRow, transcript: string[]): string {
   return [
     `Background task ${parent.id} ended ${parent.state} after ${parent.attemptCount} attempt(s).`,
     `Failure class: ${parent.lastErrorClass ?? 'unknown'}.`,
@@ -324,6 +372,11 @@ function remediationPrompt(parent: TaskRow): string {
     '',
     'Original request:',
     parent.prompt,
+    '',
+    transcript.length > 0
+      ? `Workflow evidence (the newest ${transcript.length} transcript records, oldest first; #n is the attempt):`
+      : 'Workflow evidence: the task recorded no transcript.',
+    ...transcript,
     '',
     `Look the task up exactly with \`popagent task ${parent.id}\` and investigate why it failed.`,
     'Finish the original request if you can. Only when concrete evidence proves the original',
@@ -342,8 +395,8 @@ export type RecoveryCounts = {
 /**
  * Restart recovery of abandoned claims: running or cancelling rows whose lease has expired and
  * that this runner is not executing. Cancelling work is finalised as cancelled; work claimed
- * longer ago than `staleAfterMs` fails (too old to replay); the rest is requeued below its
- * attempt limit and dead-lettered at it. Prompt, model, session, schedule and workspace stay.
+ * longer ago than `staleAfterMs` fails (too old to replay); the rest is queued again at its
+ * original due time (`afterInterruption`). Prompt, model, session, schedule and workspace stay.
  */
 export async function recoverAbandoned(
   db: Db,
@@ -376,12 +429,10 @@ export async function recoverAbandoned(
                 finishedAt: now,
               }
             : {
-                ...afterInterruption(task, now),
+                ...afterInterruption(task),
                 lastErrorClass: 'interrupted',
                 lastError: `the runner ${task.claimedBy ?? ''} stopped during attempt ${task.attemptCount}`,
               }
-      if (values.state === 'dead-letter')
-        Object.assign(values, { deadLetteredAt: now, finishedAt: now })
       const [row] = await tx
         .update(tasks)
         .set({ ...values, claimedBy: null, heartbeatAt: null, updatedAt: now })

@@ -4,7 +4,8 @@ import { TASK_CANCEL_CHANNEL, TASK_WAKE_CHANNEL } from '../../runtime/tasks/chan
 import type { TaskRow } from '../../runtime/tasks/index.ts'
 import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
-import { classify, DEFAULT_BACKOFF, TaskFailure, type Backoff } from './failure-policy.ts'
+import { classifyError, errorShape } from './error-classes.ts'
+import { DEFAULT_BACKOFF, TaskFailure, type Backoff } from './failure-policy.ts'
 import { createLifecycle, type TaskObserver } from './lifecycle.ts'
 import {
   adoptClaims,
@@ -305,8 +306,25 @@ export function createTaskRunner(options: RunnerOptions) {
       const { result } = await options.execute(task, context)
       settled = { ok: true, result: redact(result) }
     } catch (error) {
-      const errorClass = attempt.reason ? ABORT_CLASSES[attempt.reason] : classify(error)
-      settled = { ok: false, errorClass, message: redact(messageOf(error)).slice(0, 4_000) }
+      const found = attempt.reason
+        ? { errorClass: ABORT_CLASSES[attempt.reason], signal: `runner ${attempt.reason}` }
+        : classifyError(error)
+      settled = {
+        ok: false,
+        errorClass: found.errorClass,
+        message: redact(messageOf(error)).slice(0, 4_000),
+      }
+      // One line per failed attempt (the fault suite counts them by class); an unclassified one
+      // carries its shape, so the next library wrapper can be taught to the classifier.
+      log.warn('task attempt failed', {
+        taskId: task.id,
+        attempt: task.attemptCount,
+        errorClass: found.errorClass,
+        signal: found.signal,
+      })
+      if (found.errorClass === 'unknown') {
+        log.warn('unclassified task failure', { taskId: task.id, shape: errorShape(error) })
+      }
     } finally {
       attempt.settled = true
       clearTimeout(timeout)

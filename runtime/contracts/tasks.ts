@@ -5,6 +5,18 @@ import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
 export const TaskState = z.enum(TASK_STATES)
 export type TaskState = z.infer<typeof TaskState>
 
+/**
+ * Why a queued task is not running yet: an earlier attempt failed with a transient error (its
+ * class) and the task waits for its dependency until `nextAttemptAt`. Null for work that is
+ * simply waiting its turn, and for every other state.
+ */
+export const TaskWaiting = z.object({
+  errorClass: z.string(),
+  error: z.string().nullable(),
+  nextAttemptAt: z.string(),
+})
+export type TaskWaiting = z.infer<typeof TaskWaiting>
+
 /** A background task as the API shows it. */
 export const Task = z.object({
   id: z.string(),
@@ -24,6 +36,7 @@ export const Task = z.object({
   nextAttemptAt: z.string(),
   lastErrorClass: z.string().nullable(),
   lastError: z.string().nullable(),
+  waiting: TaskWaiting.nullable(),
   deadLetteredAt: z.string().nullable(),
   result: z.string().nullable(),
   resolutionEvidence: z.string().nullable(),

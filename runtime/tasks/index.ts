@@ -38,6 +38,14 @@ export function toTask(row: TaskRow): Task {
     nextAttemptAt: row.nextAttemptAt.toISOString(),
     lastErrorClass: row.lastErrorClass,
     lastError: row.lastError,
+    waiting:
+      row.state === 'queued' && row.lastErrorClass
+        ? {
+            errorClass: row.lastErrorClass,
+            error: row.lastError,
+            nextAttemptAt: row.nextAttemptAt.toISOString(),
+          }
+        : null,
     deadLetteredAt: iso(row.deadLetteredAt),
     result: row.result,
     resolutionEvidence: row.resolutionEvidence,

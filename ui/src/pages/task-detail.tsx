@@ -80,6 +80,17 @@ export default function TaskDetail() {
                 <dd>
                   {t().attemptCount} of {t().maxAttempts}
                 </dd>
+                <Show when={t().waiting}>
+                  {(waiting) => (
+                    <>
+                      <dt>Waiting</dt>
+                      <dd aria-label="Waiting">
+                        for a transient <strong>{waiting().errorClass}</strong> failure to clear;
+                        next attempt {when(waiting().nextAttemptAt)}
+                      </dd>
+                    </>
+                  )}
+                </Show>
                 <dt>Created</dt>
                 <dd>{when(t().createdAt)}</dd>
                 <dt>Finished</dt>

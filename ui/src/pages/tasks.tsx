@@ -101,6 +101,19 @@ export default function Tasks() {
                               resolved
                             </span>
                           </Show>
+                          <Show when={t.waiting}>
+                            {(waiting) => (
+                              <>
+                                {' '}
+                                <span
+                                  class="badge"
+                                  title={`Waiting for a transient failure to clear; next attempt ${when(waiting().nextAttemptAt)}`}
+                                >
+                                  waiting: {waiting().errorClass}
+                                </span>
+                              </>
+                            )}
+                          </Show>
                         </td>
                         <td class="hide-narrow">{workspaceName(t.workspaceId)}</td>
                         <td class="hide-narrow">{t.source}</td>

@@ -1,0 +1,2 @@
+ALTER TABLE "popagent_agent_tasks" DROP CONSTRAINT "popagent_agent_tasks_max_attempts";--> statement-breakpoint
+ALTER TABLE "popagent_agent_tasks" ADD CONSTRAINT "popagent_agent_tasks_max_attempts" CHECK ("popagent_agent_tasks"."max_attempts" >= 1);
