@@ -1,8 +1,11 @@
 /**
  * Reads an AI SDK UI-message stream (server-sent events) into its chunks, as a client would,
- * stopping at `[DONE]` or the end of the body.
+ * stopping at `[DONE]` or the end of the body. `onChunk` sees each chunk as it arrives.
  */
-export async function readUiStream(response: Response): Promise<any[]> {
+export async function readUiStream(
+  response: Response,
+  onChunk: (chunk: any) => void = () => {},
+): Promise<any[]> {
   const chunks: any[] = []
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
@@ -18,7 +21,9 @@ export async function readUiStream(response: Response): Promise<any[]> {
         if (!line.startsWith('data: ')) continue
         const data = line.slice(6)
         if (data === '[DONE]') return chunks
-        chunks.push(JSON.parse(data))
+        const chunk = JSON.parse(data)
+        chunks.push(chunk)
+        onChunk(chunk)
       }
     }
   }

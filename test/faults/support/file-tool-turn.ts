@@ -11,6 +11,7 @@ import { json } from '../../support/app.ts'
 import { postChat, roleOf } from '../../support/chat.ts'
 import type { RecordedRequest } from '../../support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from '../../support/stack.ts'
+import { readUiStream } from '../../support/ui-stream.ts'
 
 export type ToolCall = { name: string; arguments: Record<string, unknown> }
 
@@ -35,10 +36,10 @@ const toolCount = (r: RecordedRequest) =>
   (r.body?.messages ?? []).filter((m: any) => m.role === 'tool').length
 
 /** A stack whose workspace root holds the repository `proj`, agents marked for the script. */
-export async function startFileToolStack(root: string) {
+export async function startFileToolStack(root: string, shellTimeoutMs = 20_000) {
   const stack = await startTestStack({
     models: [{ id: 'remote/a' }],
-    hostEnv: { POPAGENT_WORKSPACE_ROOT: root, POPAGENT_SHELL_TIMEOUT_MS: '20000' },
+    hostEnv: { POPAGENT_WORKSPACE_ROOT: root, POPAGENT_SHELL_TIMEOUT_MS: String(shellTimeoutMs) },
   })
   const edge = stack.edge()
   for (const id of ['orchistrator', 'implementer']) {
@@ -99,7 +100,7 @@ export async function runFileToolTurn(
       { sessionId, workspaceId, model: 'remote/a', text: 'Work on the files' },
       abort.signal,
     )
-    await readChunks(response, (chunk) => {
+    await readUiStream(response, (chunk) => {
       if (
         chunk.type === 'data-agentActivity' &&
         chunk.data?.kind === 'tool' &&
@@ -124,25 +125,4 @@ export async function runFileToolTurn(
     stack.gateway.respondWith(undefined)
   }
   return { finished, ms: Math.round(performance.now() - started), calls: [...activity.values()] }
-}
-
-/** Reads a UI-message stream chunk by chunk, handing each to `onChunk` as it arrives. */
-async function readChunks(response: Response, onChunk: (chunk: any) => void) {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) return
-    buffer += value
-    let end: number
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const event = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      for (const line of event.split('\n')) {
-        if (!line.startsWith('data: ')) continue
-        if (line.slice(6) === '[DONE]') return
-        onChunk(JSON.parse(line.slice(6)))
-      }
-    }
-  }
 }

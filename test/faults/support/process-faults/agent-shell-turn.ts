@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { json } from '../../../support/app.ts'
 import { postChat, roleOf } from '../../../support/chat.ts'
 import type { RecordedRequest } from '../../../support/scripted-gateway.ts'
-import { startTestStack } from '../../../support/stack.ts'
+import { startFileToolStack } from '../file-tool-turn.ts'
 import { readUiStream } from '../../../support/ui-stream.ts'
 import type { Probe } from './network-probes.ts'
 
@@ -23,24 +23,9 @@ export async function probeThroughAgentTurn(
   probes: Probe[],
 ): Promise<Record<string, string>> {
   await mkdir(join(root, 'proj'), { recursive: true })
-  const stack = await startTestStack({
-    models: [{ id: 'remote/a' }],
-    hostEnv: { POPAGENT_WORKSPACE_ROOT: root, POPAGENT_SHELL_TIMEOUT_MS: '60000' },
-  })
+  const { stack, url, workspaceId } = await startFileToolStack(root, 60_000)
   try {
     const edge = stack.edge()
-    for (const id of ['orchistrator', 'implementer']) {
-      const res = await edge.request(
-        `/api/agents/${id}`,
-        json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-      )
-      assert.equal(res.status, 200, await res.text())
-    }
-    const created = await edge.request(
-      '/api/workspaces',
-      json({ name: 'proj', path: 'proj' }, { method: 'POST' }),
-    )
-    const workspaceId = ((await created.json()) as any).id
     const session = await edge.request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
     const sessionId = ((await session.json()) as any).id
     // One line per probe, `@@name=output`, so the single tool result can be split again.
@@ -63,7 +48,6 @@ export async function probeThroughAgentTurn(
       toolResult = typeof content === 'string' ? content : JSON.stringify(content)
       return { text: 'done' }
     })
-    const url = await stack.listen()
     await readUiStream(
       await postChat(url, { sessionId, workspaceId, model: 'remote/a', text: 'Probe the network' }),
     )
