@@ -55,16 +55,16 @@ test('a task runs once; TaskStop is delivered after the completion is committed'
   }
 })
 
-test('a user task fails after an execution error and gets one remediation task', async () => {
+test('a user task fails on a permanent error and gets one remediation task', async () => {
   const { db } = database
   const { runner } = startRunner(database.handle)
   await runner.start()
   try {
-    const task = await add(db, 'fail:provider')
+    const task = await add(db, 'fail:validation')
     await until(async () => (await row(db, task.id)).state === 'failed')
     const failed = await row(db, task.id)
-    assert.equal(failed.attemptCount, 1, 'user work is not replayed')
-    assert.equal(failed.lastErrorClass, 'provider')
+    assert.equal(failed.attemptCount, 1, 'user work is not replayed after a permanent error')
+    assert.equal(failed.lastErrorClass, 'validation')
     const remediations = await db.select().from(tasks).where(eq(tasks.parentTaskId, task.id))
     assert.equal(remediations.length, 1)
     assert.equal(remediations[0]!.kind, 'remediation')
@@ -79,36 +79,86 @@ test('a user task fails after an execution error and gets one remediation task',
   }
 })
 
-test('contained work retries transient failures with backoff, then dead-letters', async () => {
+test("a remediation's prompt carries the parent's transcript, bounded and redacted", async () => {
+  const { db } = database
+  const { runner } = startRunner(database.handle)
+  await runner.start()
+  let parent: Awaited<ReturnType<typeof row>>
+  try {
+    const task = await add(db, 'record:40')
+    await until(async () => (await row(db, task.id)).state === 'completed')
+    await until(async () => (await Tasks.activity(db, task.id)).length === 40)
+    // The attempt's record stays; its outcome is made a failure to remediate.
+    await db
+      .update(tasks)
+      .set({ state: 'failed', lastErrorClass: 'validation', lastError: 'scripted' })
+      .where(eq(tasks.id, task.id))
+    parent = await row(db, task.id)
+  } finally {
+    await runner.stop()
+  }
+  const { enqueueRemediation } = await import('../compute-host/tasks/queue.ts')
+  await enqueueRemediation(db, parent)
+  const [remediation] = await db.select().from(tasks).where(eq(tasks.parentTaskId, parent.id))
+  const prompt = remediation!.prompt
+  assert.match(prompt, /Workflow evidence \(the newest 24 transcript records/)
+  assert.match(prompt, /iteration 39/, 'the newest record is there')
+  assert.doesNotMatch(prompt, /iteration 15\b/, 'older records beyond the bound are not')
+  assert.doesNotMatch(prompt, /SECRET-VALUE-123456/)
+  assert.ok(prompt.length < 12_000)
+})
+
+test('a transient failure of any source waits with backoff; attempts grow one at a time', async () => {
   const { db } = database
   const { runner, events } = startRunner(database.handle)
   await runner.start()
   try {
-    const task = await add(db, 'fail:rate-limit', { source: 'self-update', maxAttempts: 3 })
-    await until(async () => (await row(db, task.id)).state === 'dead-letter', 8_000, 'dead-letter')
-    const dead = await row(db, task.id)
-    assert.equal(dead.attemptCount, 3)
-    assert.ok(dead.deadLetteredAt)
-    const stops = events.filter((e) => e.type === 'TaskStop' && e.task.id === task.id)
-    assert.deepEqual(
-      stops.map((e) => e.type === 'TaskStop' && [e.outcome, e.willRetry]),
-      [
-        ['failed', true],
-        ['failed', true],
-        ['dead-letter', false],
-      ],
-    )
-    // Each retry's TaskStop comes before the next attempt's TaskStart.
-    const own = events.filter((e) => e.task.id === task.id && e.type !== 'dead-letter')
-    assert.deepEqual(
-      own.map((e) => e.type),
-      ['TaskStart', 'TaskStop', 'TaskStart', 'TaskStop', 'TaskStart', 'TaskStop'],
-    )
-    assert.ok(events.some((e) => e.type === 'dead-letter' && e.task.id === task.id))
-    // A permanent class is not retried even for contained work.
-    const denied = await add(db, 'fail:containment', { source: 'self-update' })
-    await until(async () => (await row(db, denied.id)).state === 'failed')
-    assert.equal((await row(db, denied.id)).attemptCount, 1)
+    const user = await add(db, 'fail:rate-limit', { maxAttempts: 2 })
+    const contained = await add(db, 'fail:database', { source: 'self-update', maxAttempts: 1 })
+    await until(async () => (await row(db, user.id)).attemptCount >= 5, 8_000, 'user retries')
+    await until(async () => (await row(db, contained.id)).attemptCount >= 5, 8_000, 'retries')
+    for (const id of [user.id, contained.id]) {
+      const current = await row(db, id)
+      assert.ok(['queued', 'running'].includes(current.state), `${id} ${current.state}`)
+      assert.equal(current.deadLetteredAt, null)
+      // The ceiling moves up with the attempts, one at a time, never below the original.
+      assert.ok(current.maxAttempts >= current.attemptCount)
+      assert.ok(current.maxAttempts <= Math.max(id === user.id ? 2 : 1, current.attemptCount + 1))
+      const stops = events.filter((e) => e.type === 'TaskStop' && e.task.id === id)
+      assert.ok(stops.every((e) => e.type === 'TaskStop' && e.outcome === 'failed' && e.willRetry))
+      const attempts = stops.map((e) => e.attempt)
+      assert.deepEqual(
+        attempts,
+        attempts.map((_, i) => i + 1),
+      )
+    }
+    // Waiting is visible, with the class and the next attempt's time.
+    await until(async () => (await row(db, user.id)).state === 'queued')
+    const waiting = await Tasks.get(db, user.id)
+    assert.equal(waiting.waiting?.errorClass, 'rate-limit')
+    assert.equal(waiting.waiting?.nextAttemptAt, waiting.nextAttemptAt)
+    // The owner cancels it as usual.
+    for (const id of [user.id, contained.id]) {
+      await Tasks.cancel(db, id)
+      await until(async () => (await row(db, id)).state === 'cancelled', 5_000, 'cancelled')
+      assert.equal((await Tasks.get(db, id)).waiting, null)
+    }
+  } finally {
+    await runner.stop()
+  }
+})
+
+test('a remediation retries even a permanent failure until it completes', async () => {
+  const { db } = database
+  const { runner } = startRunner(database.handle)
+  await runner.start()
+  try {
+    const remediation = await add(db, 'fail:validation', { kind: 'remediation', maxAttempts: 1 })
+    await until(async () => (await row(db, remediation.id)).attemptCount >= 7, 8_000, 'retries')
+    const current = await row(db, remediation.id)
+    assert.ok(['queued', 'running'].includes(current.state), current.state)
+    await Tasks.cancel(db, remediation.id)
+    await until(async () => (await row(db, remediation.id)).state === 'cancelled')
   } finally {
     await runner.stop()
   }
@@ -218,6 +268,7 @@ test('restart recovery follows the rules and keeps what the task was', async () 
     return task.id
   }
   const requeue = await abandoned('sleep:1', {})
+  // At its attempt ceiling: an interruption is transient, so the ceiling moves up instead.
   const exhausted = await abandoned('ok', { attemptCount: 3, maxAttempts: 3 })
   const stale = await abandoned('ok', {
     claimedAt: sql`now() - interval '3 hours'`,
@@ -231,12 +282,47 @@ test('restart recovery follows the rules and keeps what the task was', async () 
     assert.equal(rerun.attemptCount, 2)
     assert.equal(rerun.model, 'remote/a')
     assert.equal(rerun.prompt, 'sleep:1')
-    assert.equal((await row(db, exhausted)).state, 'dead-letter')
+    await until(async () => (await row(db, exhausted)).state === 'completed', 5_000, 'replayed')
+    assert.equal((await row(db, exhausted)).attemptCount, 4)
+    assert.equal((await row(db, exhausted)).maxAttempts, 4)
     assert.equal((await row(db, stale)).state, 'failed')
     assert.equal((await row(db, stale)).lastErrorClass, 'stale')
     assert.equal((await row(db, cancelling)).state, 'cancelled')
     const left = await db.select().from(tasks).where(eq(tasks.claimedBy, 'a-dead-runner'))
     assert.equal(left.length, 0, 'nothing stays claimed by the dead runner')
+  } finally {
+    await runner.stop()
+  }
+})
+
+test('interrupted work is claimed before work queued after it', async () => {
+  const { db } = database
+  const { execute, executions } = scriptedExecutor()
+  // The interrupted task was due an hour ago and claimed then; newer work arrived since.
+  const interrupted = await add(db, 'ok', {
+    title: 'interrupted',
+    nextAttemptAt: new Date(Date.now() - 60 * 60_000),
+  })
+  await db
+    .update(tasks)
+    .set({
+      state: 'running',
+      claimedBy: 'a-dead-runner',
+      claimedAt: sql`now() - interval '10 minutes'`,
+      heartbeatAt: sql`now() - interval '10 minutes'`,
+      attemptCount: 1,
+    })
+    .where(eq(tasks.id, interrupted.id))
+  const newer = []
+  for (let i = 0; i < 5; i++) newer.push(await add(db, 'ok', { title: `newer ${i}` }))
+  const { runner } = startRunner(database.handle, { execute, timing: { concurrency: 1 } })
+  await runner.start()
+  try {
+    await until(async () => (await row(db, newer.at(-1)!.id)).state === 'completed')
+    const ours = executions.filter((id) => id === interrupted.id || newer.some((n) => n.id === id))
+    assert.equal(ours[0], interrupted.id, 'the interrupted task ran first')
+    const replayed = await row(db, interrupted.id)
+    assert.equal(replayed.attemptCount, 2)
   } finally {
     await runner.stop()
   }

@@ -13,7 +13,10 @@
 /**
  * What went wrong with an attempt, in the classes the retry policy reasons about. Transient
  * classes are the ones where the same attempt can succeed later without anyone changing
- * anything; everything else needs a person (or never succeeds).
+ * anything; everything else needs a person (or never succeeds). `timeout` is the attempt running
+ * out of its own time budget (`taskTimeoutMs`): the work itself is too long, and replaying it
+ * repeats whatever it did, so it is not transient. A dependency that answers too slowly is a
+ * `provider` or `infrastructure` failure instead.
  */
 export const ERROR_CLASSES = [
   'timeout',
@@ -35,7 +38,6 @@ export const ERROR_CLASSES = [
 export type ErrorClass = (typeof ERROR_CLASSES)[number]
 
 const TRANSIENT = new Set<ErrorClass>([
-  'timeout',
   'provider',
   'rate-limit',
   'browser',
@@ -92,9 +94,9 @@ const NETWORK_ERRNOS = new Set([
 const UNDICI_CODES: Record<string, ErrorClass> = {
   UND_ERR_SOCKET: 'infrastructure',
   UND_ERR_CLOSED: 'infrastructure',
-  UND_ERR_CONNECT_TIMEOUT: 'timeout',
-  UND_ERR_HEADERS_TIMEOUT: 'timeout',
-  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'infrastructure',
+  UND_ERR_HEADERS_TIMEOUT: 'provider',
+  UND_ERR_BODY_TIMEOUT: 'provider',
 }
 
 /** postgres.js's own codes for a connection that went away. */
@@ -151,8 +153,7 @@ type Shape = {
 /** The HTTP status of a gateway answer (AI SDK `APICallError`). */
 function httpClass(status: number): ErrorClass {
   if (status === 429) return 'rate-limit'
-  if (status === 408 || status === 504) return 'timeout'
-  if (status >= 500) return 'provider'
+  if (status === 408 || status >= 500) return 'provider'
   if (status === 401 || status === 403 || status === 404) return 'configuration'
   return 'validation'
 }
@@ -183,7 +184,8 @@ function own(e: Shape): Classification | undefined {
   ) {
     return { errorClass: 'database', signal: 'node-postgres connection lost' }
   }
-  if (name === 'TimeoutError') return { errorClass: 'timeout', signal: 'TimeoutError' }
+  // `AbortSignal.timeout()` under a request: the other side did not answer in time.
+  if (name === 'TimeoutError') return { errorClass: 'infrastructure', signal: 'TimeoutError' }
   if (name === 'AbortError') return { errorClass: 'cancelled', signal: 'AbortError' }
   return undefined
 }
