@@ -1,43 +1,23 @@
 import { serve, type ServerType } from '@hono/node-server'
 import { createUIMessageStreamResponse } from 'ai'
-import { type Context, Hono } from 'hono'
+import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { z } from 'zod'
 import * as Agents from '../runtime/agents/index.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
-import { hostRoutes, type HostRoute, type HostRoutes } from '../runtime/contracts/host-api.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
 import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
-import { validate } from '../runtime/validate.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './chat/turn.ts'
-import type { Logger } from './log.ts'
+import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
-
-/** What a host request carries: the edge's request id and a logger that puts it on every line. */
-type HostEnv = { Variables: { requestId: string; log: Logger } }
-type HostContext = Context<HostEnv>
-
-/** A handler per entry of `hostRoutes`: the validated body in, the JSON answer (or a stream) out. */
-type HostHandlers = {
-  [N in keyof HostRoutes]: (
-    input: HostRoutes[N] extends { input: infer I extends z.ZodType } ? z.output<I> : undefined,
-    c: HostContext,
-  ) => Promise<HostAnswer<HostRoutes[N]>> | HostAnswer<HostRoutes[N]>
-}
-type HostAnswer<R> = R extends { stream: true }
-  ? Response
-  : R extends { output: infer O extends z.ZodType }
-    ? z.input<O>
-    : never
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
@@ -106,16 +86,7 @@ export function createHostApp($: HostResources, token: string) {
   })
 
   const app = new Hono<HostEnv>().use(requestContext, requireToken)
-  for (const [name, route] of Object.entries(hostRoutes) as [keyof HostRoutes, HostRoute][]) {
-    const handler = handlers[name] as (input: unknown, c: HostContext) => unknown
-    const answer = async (c: HostContext) => {
-      const input = route.input ? c.req.valid('json' as never) : undefined
-      const result = await handler(input, c)
-      return result instanceof Response ? result : c.json(result as object)
-    }
-    if (route.input) app.on(route.method, route.path, validate('json', route.input), answer)
-    else app.on(route.method, route.path, answer)
-  }
+  serveHostRoutes(app, handlers)
   app.onError((error, c) => {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
