@@ -6,43 +6,27 @@
  * and no inline style (the UI styles through classes).
  */
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { browserMissing, launchBrowser, screenshotBoth, type Browser } from './support/browser.ts'
-import { startCli, type RunningCli } from './support/process.ts'
+import { startFreshPopagent, type FreshPopagent, type RunningCli } from './support/process.ts'
 
 describe('signing in with the printed link', { skip: browserMissing }, () => {
   let dataDir: string
-  let workspaceRoot: string
+  let popagent: FreshPopagent | undefined
   let cli: RunningCli
   let browser: Browser
   let link: string
   let key: string
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'popagent-ui-login-'))
-    workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-ui-login-ws-'))
-    await mkdir(join(workspaceRoot, 'popagent'))
-    cli = await startCli(['start'], {
-      POPAGENT_DATA_DIR: dataDir,
-      POPAGENT_WORKSPACE_ROOT: workspaceRoot,
-      PORT: '0',
-      NINEROUTER_URL: 'http://127.0.0.1:1/v1',
-    })
-    for (let i = 0; i < 400 && !/sign in: /.test(cli.output()); i++)
-      await new Promise((r) => setTimeout(r, 25))
-    link = cli.output().match(/sign in: (http:\S+)/)![1]!
-    key = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
+    popagent = await startFreshPopagent('ui-login')
+    ;({ cli, dataDir, key, link } = popagent)
     browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()
-    await cli?.stop()
-    await rm(dataDir, { recursive: true, force: true })
-    await rm(workspaceRoot, { recursive: true, force: true })
+    await popagent?.dispose()
   })
 
   /** The statuses of the page's /api answers and the policy violations it reports. */

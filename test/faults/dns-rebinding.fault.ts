@@ -16,14 +16,13 @@
  * All traffic stays on loopback.
  */
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { app } from '../../handlers/app.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { createNodeEdgeApp, startNodeEdge, UI_ROOT } from '../../handlers/entry.node.ts'
-import { startCli, type RunningCli } from '../support/process.ts'
+import { startFreshPopagent, type FreshPopagent, type RunningCli } from '../support/process.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { createFixtures, paramsFor, type Fixtures } from './support/http/fixtures.ts'
 import { send, type RawResponse } from './support/http/raw-http.ts'
@@ -60,7 +59,7 @@ const describeMisses = (misses: Miss[]) =>
 
 describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
   let dataDir: string
-  let workspaceRoot: string
+  let popagent: FreshPopagent | undefined
   let cli: RunningCli
   let url: string
   let port: string
@@ -72,20 +71,10 @@ describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
     method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' && !path.endsWith('/cancel')
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'popagent-fault-rebinding-'))
-    workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-fault-rebinding-ws-'))
-    await mkdir(join(workspaceRoot, 'popagent'))
-    cli = await startCli(['start'], {
-      POPAGENT_DATA_DIR: dataDir,
-      POPAGENT_WORKSPACE_ROOT: workspaceRoot,
-      PORT: '0',
-      NINEROUTER_URL: 'http://127.0.0.1:1/v1',
-    })
+    popagent = await startFreshPopagent('fault-rebinding')
+    ;({ cli, dataDir, key } = popagent)
     url = cli.url
     port = new URL(url).port
-    for (let i = 0; i < 200 && !/sign in: /.test(cli.output()); i++)
-      await new Promise((r) => setTimeout(r, 25))
-    key = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
     fixtures = await createFixtures(url, { 'x-popagent-key': key })
     const ui = (await readdir(join(UI_ROOT, 'assets'))).find((f) => f.endsWith('.js'))
     const byKey = new Map<string, Probe>()
@@ -99,10 +88,7 @@ describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
     probes = [...byKey.values()]
   })
   after(async () => {
-    const code = await cli?.stop()
-    await rm(dataDir, { recursive: true, force: true })
-    await rm(workspaceRoot, { recursive: true, force: true })
-    figures.exitCode = code
+    figures.exitCode = await popagent?.dispose()
     await recordFigures('dns-rebinding', figures)
   })
 

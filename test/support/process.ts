@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -61,4 +62,48 @@ export async function startCli(
   }
   run.child.kill('SIGKILL')
   throw new Error(`popagent ${args.join(' ')} did not start in ${timeoutMs} ms:\n${run.output()}`)
+}
+
+export type FreshPopagent = {
+  cli: RunningCli
+  dataDir: string
+  /** The generated API key, read from the data directory. */
+  key: string
+  /** The sign-in link `popagent start` printed. */
+  link: string
+  /** Stops the process (its exit code) and removes its directories. */
+  dispose(): Promise<number | null>
+}
+
+/**
+ * `popagent start` as a new owner runs it: a fresh data directory, no POPAGENT_API_KEY (so a key
+ * is generated and a sign-in link printed), an unreachable gateway, and an empty `popagent`
+ * directory as the default workspace so no clone is made.
+ */
+export async function startFreshPopagent(name: string): Promise<FreshPopagent> {
+  const dataDir = await mkdtemp(join(tmpdir(), `popagent-${name}-`))
+  const workspaceRoot = await mkdtemp(join(tmpdir(), `popagent-${name}-ws-`))
+  await mkdir(join(workspaceRoot, 'popagent'))
+  const cli = await startCli(['start'], {
+    POPAGENT_DATA_DIR: dataDir,
+    POPAGENT_WORKSPACE_ROOT: workspaceRoot,
+    PORT: '0',
+    NINEROUTER_URL: 'http://127.0.0.1:1/v1',
+  })
+  for (let i = 0; i < 400 && !/sign in: /.test(cli.output()); i++)
+    await new Promise((r) => setTimeout(r, 25))
+  const link = cli.output().match(/sign in: (http:\S+)/)?.[1]
+  if (!link) throw new Error(`popagent start printed no sign-in link:\n${cli.output()}`)
+  return {
+    cli,
+    dataDir,
+    key: (await readFile(join(dataDir, 'api-key'), 'utf8')).trim(),
+    link,
+    async dispose() {
+      const code = await cli.stop()
+      await rm(dataDir, { recursive: true, force: true })
+      await rm(workspaceRoot, { recursive: true, force: true })
+      return code
+    },
+  }
 }
