@@ -77,13 +77,18 @@ async function floor(): Promise<number> {
   return started.seconds
 }
 
-/** A new data directory, then a restart on it: both times. */
+/**
+ * A new data directory and workspace root, then a restart on them: both times. The first start
+ * includes cloning this checkout into the default workspace, as a new owner's first start does.
+ */
 async function popagent(): Promise<{ fresh: number; restart: number }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'popagent-bench-start-'))
+  const workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-bench-workspaces-'))
   try {
     const port = await freePort()
     const env = {
       POPAGENT_DATA_DIR: dataDir,
+      POPAGENT_WORKSPACE_ROOT: workspaceRoot,
       PORT: String(port),
       POPAGENT_API_KEY: API_KEY,
       NINEROUTER_URL: 'http://127.0.0.1:1/v1',
@@ -96,6 +101,7 @@ async function popagent(): Promise<{ fresh: number; restart: number }> {
     return { fresh: first.seconds, restart: second.seconds }
   } finally {
     await rm(dataDir, { recursive: true, force: true })
+    await rm(workspaceRoot, { recursive: true, force: true })
   }
 }
 
