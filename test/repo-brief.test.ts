@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { createBriefAdmission } from '../compute-host/repo-brief/admission.ts'
 import {
@@ -27,6 +28,7 @@ import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 const offered = (r: any) => (r.body.tools ?? []).map((t: any) => t.function.name)
+const BRIEF_IN_CHILD = fileURLToPath(new URL('./support/brief-in-child.ts', import.meta.url))
 
 async function fixtureRepository(root: string) {
   const repo = join(root, 'app')
@@ -102,21 +104,57 @@ describe('repository brief', () => {
     assert.equal(vague.readyForImplementation, false)
   })
 
-  test('a repository’s own git config cannot run commands on the host', async () => {
+  test('the brief needs no process: with child processes forbidden it still has its change state', async () => {
+    // Node's permission model without --allow-child-process: no bubblewrap, no git, nothing
+    // can be started. The brief must come out the same as here, change state included.
+    const query = 'fix parseConfig in the parser'
+    const out = execFileSync(
+      process.execPath,
+      ['--permission', '--allow-fs-read=*', BRIEF_IN_CHILD, repo, query],
+      { env: { PATH: '' } },
+    )
+    const child = JSON.parse(out.toString()) as { text: string; spawning: string }
+    assert.equal(child.spawning, 'ERR_ACCESS_DENIED')
+    assert.equal(child.text, formatRepoBrief(await buildRepoBrief(repo, query)))
+    assert.match(
+      child.text,
+      /## Change state\n- M src\/other\/util\.ts\n- \?\? src\/parser\/new-rule\.ts\n/,
+    )
+  })
+
+  test('a repository’s own git config, attributes and hooks never run anything', async () => {
     const marker = join(dir, 'pwned')
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo })
     git('config', 'core.fsmonitor', `touch ${marker}-fsmonitor`)
     git('config', 'filter.evil.clean', `touch ${marker}-filter; cat`)
+    git('config', 'filter.evil.process', `touch ${marker}-process`)
+    git('config', 'core.hooksPath', '.git/evil-hooks')
+    await mkdir(join(repo, '.git', 'evil-hooks'))
+    for (const hook of ['post-index-change', 'pre-commit', 'post-checkout']) {
+      await writeFile(join(repo, '.git', 'evil-hooks', hook), `#!/bin/sh\ntouch ${marker}-hook\n`)
+      await chmod(join(repo, '.git', 'evil-hooks', hook), 0o755)
+    }
     await writeFile(join(repo, '.gitattributes'), '* filter=evil\n')
+    // Same content, another mtime: any git would have to clean (filter) the file to compare it.
+    const parser = join(repo, 'src', 'parser', 'parse-config.ts')
+    await utimes(parser, new Date(2_000_000_000_000), new Date(2_000_000_000_000))
     try {
       const brief = await buildRepoBrief(repo, 'parseConfig parser')
       assert.equal(brief.files[0]?.path, 'src/parser/parse-config.ts')
-      assert.equal(existsSync(`${marker}-fsmonitor`), false)
-      assert.equal(existsSync(`${marker}-filter`), false)
+      assert.equal(brief.files[0]?.change, undefined, 'same content: unchanged')
+      assert.deepEqual(
+        brief.changed.map((c) => c.path),
+        ['.gitattributes', 'src/other/util.ts', 'src/parser/new-rule.ts'],
+      )
+      for (const kind of ['fsmonitor', 'filter', 'process', 'hook']) {
+        assert.equal(existsSync(`${marker}-${kind}`), false, kind)
+      }
     } finally {
       git('config', '--unset', 'core.fsmonitor')
       git('config', '--remove-section', 'filter.evil')
+      git('config', '--unset', 'core.hooksPath')
       await rm(join(repo, '.gitattributes'))
+      await rm(join(repo, '.git', 'evil-hooks'), { recursive: true })
     }
   })
 
@@ -214,8 +252,7 @@ describe('repository brief', () => {
       'src/beta.ts': 'export const beta = 1\n',
     })
     await slowGitStatus(repo, 0.21)
-    await writeFile(join(repo, 'src', 'beta.ts'), 'export const beta = 2\n') // runs the filter
-    // How many of the filter's sleeps ran while one brief was built: git ran iff one did.
+    // How many reads of the slow file ran while one brief was built: the status was read iff one did.
     const gitRunsDuring = async (brief: () => Promise<unknown>) => {
       let seen = 0
       const sampler = setInterval(() => (seen = Math.max(seen, sleepers(0.21).length)), 5)
@@ -289,7 +326,7 @@ describe('repository brief', () => {
     assert.deepEqual(repoBriefStats(), { limit: 3, active: 0, queued: 0 })
   })
 
-  test('a client that goes away stops its brief and the git it runs', async () => {
+  test('a client that goes away stops its brief and the status read it runs', async () => {
     const repo = await makeRepository(join(dir, 'root', 'cancelled'), {
       'src/slow-thing.ts': 'export const slowThing = 1\n',
     })
@@ -304,11 +341,11 @@ describe('repository brief', () => {
     const request = fetch(`${url}/api/workspaces/${id}/repo-brief?q=slow+thing`, {
       signal: client.signal,
     }).catch((error: Error) => error)
-    await until(() => sleepers(6.17).length === 1, 5_000, 'the brief’s git to start')
+    await until(() => sleepers(6.17).length === 1, 5_000, 'the brief’s status read to start')
     client.abort()
     assert.equal(((await request) as Error).name, 'AbortError')
-    // Well before the filter's 6 s: the edge, the host and bubblewrap each passed the abort on.
-    await until(() => sleepers(6.17).length === 0, 2_000, 'the brief’s git to stop')
+    // Well before the hash would end: the edge and the host each passed the abort on.
+    await until(() => sleepers(6.17).length === 0, 2_000, 'the brief’s status read to stop')
     await until(() => repoBriefStats().active === 0, 2_000, 'the brief to release its slot')
     // A cancellation is not a failure: the host logs no error for it.
     assert.deepEqual(

@@ -1,8 +1,10 @@
 import { readdir } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { sandboxedGit } from './sandboxed-git.ts'
+import { readGitStatus } from './git-status.ts'
 
 const MAX_FILES = 50_000
+// The sandboxed git this replaced had the same bound; past it the brief goes without git.
+const GIT_DEADLINE_MS = 10_000
 export const SKIP_DIRS = new Set([
   '.git',
   'node_modules',
@@ -15,39 +17,34 @@ export const SKIP_DIRS = new Set([
 
 export type Inventory = {
   files: string[]
-  /** Porcelain status per changed path (`M`, `A`, `D`, `R`, `??` …). */
+  /** Porcelain status per changed path (`M`, `A`, `D`, `AM`, `??` …). */
   changes: Map<string, string>
   head: string | null
   git: boolean
 }
 
 /**
- * What is in the repository, from fixed git commands only (nothing from the request reaches a
- * command line), run sandboxed: tracked and untracked-but-not-ignored files, the change state and
- * HEAD. A directory that is not a git repository (or a host without bubblewrap) is walked
- * instead, skipping dependency and build folders. Paths are repository-relative, sorted.
+ * What is in the repository: tracked and untracked-but-not-ignored files, the change state and
+ * HEAD, read from `.git` as data by git-status.ts, with no git binary, no sandbox and no
+ * process, so the brief has its change state wherever popagent runs (docs/notes/
+ * repo-brief-git.md has the measurements behind that choice). A directory that is not a git
+ * repository, or one whose git data cannot be read within the deadline, is walked instead,
+ * skipping dependency and build folders. Paths are repository-relative, sorted.
  */
 export async function takeInventory(root: string, signal?: AbortSignal): Promise<Inventory> {
-  const git = (args: string[]) => sandboxedGit(root, args, signal)
+  const deadline = AbortSignal.timeout(GIT_DEADLINE_MS)
   try {
-    const listed = await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
-    if (listed === undefined) return await walked(root)
-    const files = [...new Set(listed.split('\0').filter(Boolean))].sort().slice(0, MAX_FILES)
-    const status = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=normal'])) ?? ''
-    const changes = new Map<string, string>()
-    const entries = status.split('\0')
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i]!
-      if (entry.length < 4) continue
-      const code = entry.slice(0, 2).trim()
-      changes.set(entry.slice(3), code)
-      if (code.startsWith('R') || code.startsWith('C')) i++ // the next entry is the old name
-    }
-    const head = await git(['rev-parse', '--short=12', 'HEAD']).then(
-      (out) => out?.trim() || null,
-      () => null,
+    const status = await readGitStatus(
+      root,
+      signal ? AbortSignal.any([signal, deadline]) : deadline,
     )
-    return { files, changes, head, git: true }
+    if (!status) return await walked(root)
+    return {
+      files: status.files.slice(0, MAX_FILES),
+      changes: status.changes,
+      head: status.head?.slice(0, 12) ?? null,
+      git: true,
+    }
   } catch (error) {
     if (signal?.aborted) throw error
     return walked(root)

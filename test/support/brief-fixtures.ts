@@ -1,18 +1,59 @@
 /**
- * Fixtures for the repository brief's safety tests: throwaway git repositories, a git filter
- * that makes the brief's `git status` slow enough to be seen (and cancelled) in flight, a count
- * of those filters running on the machine, and a probe that tells whether a file outside the
- * repository was read.
+ * Fixtures for the repository brief's tests: throwaway git repositories, what real git says of
+ * one (to hold the brief's own reader to it), a large file that makes the brief's status read
+ * slow enough to be seen (and cancelled) in flight, a count of those reads, and a probe that
+ * tells whether a file outside the repository was read.
  */
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
+import { readdirSync, readlinkSync } from 'node:fs'
+import { mkdir, readFile, stat, truncate, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 
 export const git = (repo: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
     cwd: repo,
+    maxBuffer: 256 * 1024 * 1024,
   })
+
+/**
+ * What git itself says of `repo`, in the brief's terms: `ls-files --cached --others
+ * --exclude-standard` (sorted, once each), porcelain v1 status per path (trimmed, as the brief
+ * keeps it; an untracked entry after a tracked one for the same path wins, as in a Map), and
+ * HEAD. Renames are not paired and changes inside submodules are not looked at, as the brief's
+ * reader does neither. Git is told not to write the index, so asking changes nothing.
+ */
+export function gitSays(repo: string) {
+  const run = (...args: string[]) =>
+    execFileSync('git', ['-c', 'core.quotepath=off', ...args], {
+      cwd: repo,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      maxBuffer: 256 * 1024 * 1024,
+    }).toString('utf8')
+  const listed = run('ls-files', '-z', '--cached', '--others', '--exclude-standard')
+  const changes = new Map<string, string>()
+  const status = run(
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=normal',
+    '--no-renames',
+    '--ignore-submodules=dirty',
+  )
+  for (const entry of status.split('\0')) {
+    if (entry.length >= 4) changes.set(entry.slice(3), entry.slice(0, 2).trim())
+  }
+  let head: string | null = null
+  try {
+    head = run('rev-parse', '--verify', '-q', 'HEAD').trim() || null
+  } catch {
+    // No commit yet.
+  }
+  return {
+    files: [...new Set(listed.split('\0').filter(Boolean))].sort(),
+    changes: [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    head,
+  }
+}
 
 /** A repository holding `files` in one commit. */
 export async function makeRepository(repo: string, files: Record<string, string>) {
@@ -26,31 +67,43 @@ export async function makeRepository(repo: string, files: Record<string, string>
   return repo
 }
 
+// About what SHA-1 gets through in a second on a slow, busy machine: the file takes a good
+// fraction of `seconds` to hash, long enough to be seen in flight, short of the brief's deadline.
+const BYTES_PER_SECOND = 256 * 1024 * 1024
+const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391'
+
+const slowFile = (seconds: number) => `slow-status-${seconds}.bin`
+
 /**
- * Makes every `git status` of the brief in `repo` sleep `seconds` in a clean filter for a
- * modified file (the filter runs inside the brief's git sandbox, where `sleep` exists). The
- * duration doubles as a marker for `sleepers`: make it unique per test.
+ * Makes every status read of `repo` (each brief that is not a cache hit) slow: a sparse file of
+ * `seconds` × 256 MiB is added to the index with no stat data, as `git update-index --cacheinfo`
+ * leaves an entry, so every read must hash all of it to know whether it changed (git would too).
+ * Its name carries `seconds`, which `sleepers` counts by: make it unique per test.
  */
 export async function slowGitStatus(repo: string, seconds: number) {
-  git(repo, 'config', 'filter.slow.clean', `sleep ${seconds}; cat`)
-  await writeFile(join(repo, '.gitattributes'), '*.ts filter=slow\n')
+  const name = slowFile(seconds)
+  await writeFile(join(repo, name), '')
+  await truncate(join(repo, name), Math.round(seconds * BYTES_PER_SECOND))
+  git(repo, 'update-index', '--add', '--cacheinfo', `100644,${EMPTY_BLOB},${name}`)
 }
 
-/** Ids of the `sleep <seconds>` processes running on this machine. */
+/**
+ * The status reads hashing `slowGitStatus(…, seconds)`'s file right now: this process's open
+ * descriptors on it (the host runs in the test's process). Named for the `sleep` filters that
+ * stood in for git before the brief stopped running git.
+ */
 export function sleepers(seconds: number): number[] {
   const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
+  const name = `/${slowFile(seconds)}`
+  for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')
-      if (argv[0]?.endsWith('sleep') && argv[1] === String(seconds)) found.push(Number(name))
+      if (readlinkSync(`/proc/self/fd/${fd}`).endsWith(name)) found.push(Number(fd))
     } catch {
-      // The process ended while being looked at.
+      // Closed while being looked at.
     }
   }
   return found
 }
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Waits until `check` holds, polling every 20 ms, or throws after `ms`. */
