@@ -1,4 +1,4 @@
-import { createRedactor } from '../runtime/redaction.ts'
+import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -7,15 +7,17 @@ export type Logger = {
 } & { child: (fields: Record<string, unknown>) => Logger }
 
 /**
- * JSON-lines logger. Every line passes through the redactor built from the configured secrets,
- * so a key that ends up in an error message never reaches the log.
+ * JSON-lines logger. Every line passes through the redactor (the host's own, or one built from
+ * the given secrets), so a key that ends up in an error message never reaches the log.
  */
 export function createLogger(options: {
-  secrets: ReadonlyArray<string | undefined>
+  secrets?: ReadonlyArray<string | undefined>
+  redactor?: Redactor
   write?: (line: string) => void
   base?: Record<string, unknown>
 }): Logger {
-  const redact = createRedactor(options.secrets)
+  const redactor = options.redactor ?? createSecretRedactor(options.secrets)
+  const redact = (text: string) => redactor.redact(text)
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`))
   const make = (base: Record<string, unknown>): Logger => {
     const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {

@@ -22,7 +22,7 @@ import { createRepoBriefTool } from './tools/repo-brief.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
-import { createRedactor } from '../runtime/redaction.ts'
+import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
 import { noopTracer } from './observability/tracer.ts'
@@ -53,13 +53,16 @@ export async function startComputeHost(
     port?: number
     token?: string
     log?: Logger
+    /** The redactor to use (the logger given in `log` should use it too); one is made otherwise. */
+    redactor?: Redactor
     /** Clone popagent's checkout into the default workspace when its directory is missing. */
     provisionDefaultWorkspace?: boolean
   } = {},
 ): Promise<ComputeHost> {
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
-  const secrets = hostSecrets(env, token)
-  const log = options.log ?? createLogger({ secrets })
+  const redactor = options.redactor ?? createSecretRedactor()
+  redactor.add(...hostSecrets(env, token))
+  const log = options.log ?? createLogger({ redactor })
   const databases = await openDatabases(env, log)
   // Opened inside the try; closed by the catch when start-up fails after it.
   let memory: ThreadMemory | undefined
@@ -86,7 +89,12 @@ export async function startComputeHost(
       queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
       isLocal: createLocalRouteMatcher(env.POPAGENT_LOCAL_MODEL_PREFIXES),
     }
-    const models = createGatewayModels({ ...gateway, localModels })
+    // Gateway error bodies are cleaned of every secret the host knows, not only the gateway key.
+    const models = createGatewayModels({
+      ...gateway,
+      localModels,
+      redact: (text) => redactor.redact(text),
+    })
     memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
@@ -99,7 +107,7 @@ export async function startComputeHost(
       retry(() => threadMemory.init(), MIGRATION_ATTEMPTS, log),
     ])
     if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
-    const redact = createRedactor(secrets)
+    const redact = (text: string) => redactor.redact(text)
     const workspaceRoot = await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT)
     if (options.provisionDefaultWorkspace) {
       await ensureDefaultCheckout({ db: databases.application.db, workspaceRoot, log })
@@ -127,6 +135,7 @@ export async function startComputeHost(
       models,
       memory,
       redact,
+      redactor,
       workspaceRoot,
       sandbox,
       agents,

@@ -1,4 +1,5 @@
 import type { Databases } from './database/open.ts'
+import type { Redactor } from '../runtime/redaction.ts'
 import type { HostEnv } from './env.ts'
 import type { AgentFactory } from './agents/factory.ts'
 import type { ModelCatalogReader } from './gateway/catalog.ts'
@@ -38,6 +39,11 @@ export type HostResources = {
   sandbox: SandboxStatus
   /** Removes the secrets (env.ts `hostSecrets`, the API key among them) and their encodings. */
   redact: (text: string) => string
+  /**
+   * The one redactor behind `redact`, the logger and the gateway fetch; `add()` makes a secret
+   * learnt at run time redacted everywhere from the next call.
+   */
+  redactor: Redactor
   /** Runs background tasks from the shared queue. */
   tasks: TaskRunner
   /** Turns due cron occurrences into tasks. */

@@ -29,20 +29,43 @@ function encodings(secret: string): string[] {
   ]
 }
 
+/**
+ * The host's one redactor: every place that logs, stores or sends text uses the same object, and
+ * a secret added while the host runs (a vault entry, a generated key) is redacted everywhere
+ * from the next call on.
+ */
+export type Redactor = {
+  redact(text: string): string
+  add(...secrets: ReadonlyArray<string | undefined>): void
+}
+
+export function createSecretRedactor(secrets: ReadonlyArray<string | undefined> = []): Redactor {
+  const known = new Set<string>()
+  let needles: string[] = []
+  const add = (...more: ReadonlyArray<string | undefined>) => {
+    const fresh = more.filter(
+      (s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && !known.has(s),
+    )
+    if (fresh.length === 0) return
+    for (const secret of fresh) known.add(secret)
+    // Longest first, so a longer encoding is replaced whole.
+    needles = [...new Set([...known].flatMap(encodings))].sort((a, b) => b.length - a.length)
+  }
+  add(...secrets)
+  return {
+    add,
+    redact(text) {
+      let out = text
+      for (const needle of needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED)
+      return out
+    },
+  }
+}
+
+/** A fixed redactor as a plain function, for callers with a known set of secrets. */
 export function createRedactor(
   secrets: ReadonlyArray<string | undefined>,
 ): (text: string) => string {
-  const needles = [
-    ...new Set(
-      secrets
-        .filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH)
-        .flatMap(encodings),
-    ),
-  ].sort((a, b) => b.length - a.length) // longest first, so a longer encoding is replaced whole
-  if (needles.length === 0) return (text) => text
-  return (text) => {
-    let out = text
-    for (const needle of needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED)
-    return out
-  }
+  const redactor = createSecretRedactor(secrets)
+  return (text) => redactor.redact(text)
 }

@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { wrapLanguageModel } from 'ai'
 import { holdLeaseForStream, type AdmissionQueue } from './admission-queue.ts'
+import { createRedactor } from '../../runtime/redaction.ts'
 import { redactingFetch } from './redacting-fetch.ts'
 
 /**
@@ -30,13 +31,15 @@ export function createGatewayModels(options: {
   apiKey?: string
   localModels: { queue: AdmissionQueue; isLocal: (modelId: string) => boolean }
   fetch?: typeof fetch
+  /** The host's redactor; without one, error bodies are cleaned of the gateway key only. */
+  redact?: (text: string) => string
 }): GatewayModels {
   const provider = createOpenAICompatible({
     name: 'gateway',
     baseURL: options.url.replace(/\/+$/, ''),
     ...(options.apiKey && { apiKey: options.apiKey }),
     includeUsage: true,
-    fetch: redactingFetch(options.apiKey, options.fetch),
+    fetch: redactingFetch(options.redact ?? createRedactor([options.apiKey]), options.fetch),
   })
   const { queue, isLocal } = options.localModels
 

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseHostEnv } from '../../compute-host/env.ts'
+import { createSecretRedactor } from '../../runtime/redaction.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { startComputeHost, type ComputeHost } from '../../compute-host/main.ts'
 import { connectPostgres } from '../../db/connect-postgres.ts'
@@ -52,9 +53,11 @@ export async function startTestStack(
     ...options.hostEnv,
   })
   const logs: Record<string, unknown>[] = []
-  const log = createLogger({ secrets: [], write: (line) => void logs.push(JSON.parse(line)) })
+  // The host's one redactor, shared with the logger as in production.
+  const redactor = createSecretRedactor()
+  const log = createLogger({ redactor, write: (line) => void logs.push(JSON.parse(line)) })
   const start = (port = 0) =>
-    startComputeHost(env, { port, log, token: 'stack-host-token-0123456789' })
+    startComputeHost(env, { port, log, redactor, token: 'stack-host-token-0123456789' })
   let edges: NodeEdge[] = []
   const stack: TestStack = {
     logs,

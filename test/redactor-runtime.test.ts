@@ -1,0 +1,81 @@
+/**
+ * One redactor for the whole host: a secret added while the host runs (as the vault will add
+ * them) is redacted from the next log line, the next chat stream's activity and the next task
+ * transcript record on. Real stack, scripted gateway.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { json } from './support/app.ts'
+import { postChat, roleOf } from './support/chat.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { readUiStream } from './support/ui-stream.ts'
+
+const SECRET = `runtime-secret-${Math.random().toString(36).slice(2)}-added-late`
+let stack: TestStack
+let url: string
+
+before(async () => {
+  stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+  url = await stack.listen()
+  for (const id of ['orchistrator', 'researcher']) {
+    const res = await stack
+      .edge()
+      .request(
+        `/api/agents/${id}`,
+        json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
+      )
+    assert.equal(res.status, 200)
+  }
+  // Each delegation carries the secret; the specialist answers with it too.
+  stack.gateway.respondWith((r) => {
+    const delegated = (r.body?.messages ?? []).some((m: any) => m.role === 'tool')
+    if (roleOf(r) === 'researcher') return { text: `the answer is ${SECRET}` }
+    return delegated
+      ? { text: 'done' }
+      : { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: `use ${SECRET}` } }] }
+  })
+})
+after(() => stack.stop())
+
+test('before it is added, the secret passes through (the test can see a leak)', async () => {
+  stack.host.resources.log.info('probe', { value: SECRET })
+  assert.ok(JSON.stringify(stack.logs.at(-1)).includes(SECRET))
+})
+
+test('a secret added at run time is redacted in the next log line, stream and transcript', async () => {
+  stack.host.resources.redactor.add(SECRET)
+
+  stack.host.resources.log.info('probe', { value: SECRET })
+  assert.ok(!JSON.stringify(stack.logs.at(-1)).includes(SECRET), 'log line')
+  assert.match(JSON.stringify(stack.logs.at(-1)), /\[REDACTED\]/)
+
+  const session = await stack.edge().request('/api/sessions', json({}, { method: 'POST' }))
+  const sessionId = ((await session.json()) as any).id
+  const chunks = await readUiStream(
+    await postChat(url, { sessionId, model: 'remote/a', text: 'go' }),
+  )
+  const activity = chunks.filter((c) => c.type === 'data-agentActivity')
+  assert.ok(activity.length > 0, 'the turn streamed no activity')
+  assert.ok(!JSON.stringify(activity).includes(SECRET), 'stream activity')
+  assert.match(JSON.stringify(activity), /\[REDACTED\]/)
+
+  const created = await stack
+    .edge()
+    .request(
+      '/api/tasks',
+      json({ prompt: 'go', model: 'remote/a', workspaceId: 'wsp_default' }, { method: 'POST' }),
+    )
+  assert.equal(created.status, 201, await created.clone().text())
+  const taskId = ((await created.json()) as any).id
+  let workflow: any
+  for (let i = 0; i < 200; i++) {
+    const res = await stack.edge().request(`/api/tasks/${taskId}/workflow`)
+    workflow = await res.json()
+    if (['completed', 'failed', 'dead-letter'].includes(workflow.task?.state)) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  assert.equal(workflow.task.state, 'completed', JSON.stringify(workflow.task))
+  assert.ok(workflow.activity.length > 0, 'the task recorded no transcript')
+  assert.ok(!JSON.stringify(workflow.activity).includes(SECRET), 'transcript')
+  assert.match(JSON.stringify(workflow.activity), /\[REDACTED\]/)
+})
