@@ -77,10 +77,10 @@ export async function untrackedPaths(
           await walk(path, ignoredAbove || excluded(path, true))
         } else if (!ignoredAbove && !excluded(path, true)) {
           const untracked = await inside(path)
-          if (untracked.length > 0) {
-            shown.push(`${path}/`)
-            for (const p of untracked) listed.push(p)
-          }
+          // Status does not show a directory standing where a tracked file was (git filters
+          // untracked names that are index entries); its files are still listed.
+          if (untracked.length > 0 && !tracked.has(path)) shown.push(`${path}/`)
+          for (const p of untracked) listed.push(p)
         }
       } else if (entry.isFile() || entry.isSymbolicLink()) {
         if (tracked.has(path) || ignoredAbove || excluded(path, false)) continue

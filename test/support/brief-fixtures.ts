@@ -13,6 +13,7 @@ export const git = (repo: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
     cwd: repo,
     maxBuffer: 256 * 1024 * 1024,
+    stdio: 'pipe',
   })
 
 /**
@@ -28,6 +29,7 @@ export function gitSays(repo: string) {
       cwd: repo,
       env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
       maxBuffer: 256 * 1024 * 1024,
+      stdio: 'pipe',
     }).toString('utf8')
   const listed = run('ls-files', '-z', '--cached', '--others', '--exclude-standard')
   const changes = new Map<string, string>()
