@@ -8,8 +8,8 @@ export const RepoBriefBusy = AppError.define(
 )
 
 /**
- * Admission to brief building: at most `limit` briefs run at once in this host (each runs git
- * and parses up to hundreds of files, and the host has few cores), later ones wait in FIFO order
+ * Admission to brief building: at most `limit` briefs run at once in this host (each reads the
+ * repository's git status and parses up to hundreds of files, and the host has few cores), later ones wait in FIFO order
  * while at most `maxWaiting` are already waiting, and anything beyond that is refused at once
  * with REPO_BRIEF_BUSY (503) rather than queued without end. A waiter whose signal aborts (its
  * client went away) leaves the queue and never runs.

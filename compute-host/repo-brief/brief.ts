@@ -8,7 +8,7 @@ export { composeRepoBrief, queryTerms } from './compose.ts'
 export type { BriefFile, RepoBrief } from './compose.ts'
 export { RepoBriefBusy } from './admission.ts'
 
-// Two cores on the smallest host: three briefs keep both busy while one waits on git.
+// Two cores on the smallest host: three briefs keep both busy while one waits on the disk.
 const CONCURRENT_BRIEFS = 3
 const WAITING_BRIEFS = 12
 const CACHED_BRIEFS = 64
@@ -22,7 +22,7 @@ const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
  * The repository brief for a query, as every caller gets it: admitted under the host's cap
  * (REPO_BRIEF_BUSY past it), answered from the cache when the tree's fingerprint and the query
  * are unchanged, built otherwise. `signal` (the request's) withdraws a waiting brief and stops a
- * running one, git included. A brief is cached only when the tree was the same before and after
+ * running one, its status read included. A brief is cached only when the tree was the same before and after
  * it was built, so a brief of a tree that changed under it is never served again.
  */
 export async function buildRepoBrief(

@@ -51,10 +51,10 @@ export function queryTerms(query: string): string[] {
 
 /**
  * A deterministic, read-only brief of a repository for a query: the most relevant source paths
- * with their exported symbols and adjacent tests, plus the change state. It runs fixed git
- * commands and the TypeScript parser, nothing else: no model, no embeddings, no network, and the
- * query never reaches a command line. The same tree and query give the same brief. `signal`
- * stops it between files and kills a git command in flight.
+ * with their exported symbols and adjacent tests, plus the change state. It reads the
+ * repository's git data and sources as data and runs the TypeScript parser, nothing else: no
+ * process, no model, no embeddings, no network. The same tree and query give the same brief.
+ * `signal` stops it between files, and within a file being hashed.
  *
  * Callers go through `buildRepoBrief` (brief.ts), which admits, caches and then calls this.
  */

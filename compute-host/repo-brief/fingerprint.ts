@@ -6,17 +6,18 @@ import { SKIP_DIRS } from './inventory.ts'
 
 // Past this many entries the walk costs more than it saves: such a tree is not cached.
 const MAX_ENTRIES = 20_000
-// The git files whose change means another HEAD, another index or other ignore rules.
-const GIT_FILES = ['HEAD', 'index', 'packed-refs', 'info/exclude']
+// The git files whose change means another HEAD, another index, other ignore rules or other
+// settings and attributes that decide a status (core.autocrlf, core.filemode).
+const GIT_FILES = ['HEAD', 'index', 'packed-refs', 'info/exclude', 'config', 'info/attributes']
 
 /**
  * A cheap fingerprint of what a brief depends on, taken without git and without reading a file:
  * the name, mode, size, inode, mtime and ctime (nanoseconds; ctime because an edit that puts the
  * old mtime back still moves it) of every entry of the work tree, dependency and build folders
- * skipped as the brief's own walk skips them, and of the git files that move when HEAD, the index
- * or the ignore rules change (`refs/heads` walked too: a commit moves only its branch's ref). Any
- * edit, creation, deletion or rename changes it; an unchanged tree gives the same string. Nothing
- * is followed: entries are lstat'ed where they are.
+ * skipped as the brief's own walk skips them, and of the git files that move when HEAD, the
+ * index, the ignore rules or the settings change (`refs/heads` walked too: a commit moves only its
+ * branch's ref). Any edit, creation, deletion or rename changes it; an unchanged tree gives the
+ * same string. Nothing is followed: entries are lstat'ed where they are.
  *
  * Each directory is listed and stat'ed synchronously, then the event loop gets a turn: on a tree
  * of 3,870 files in 150 directories that took 10 ms (median) against 35 ms for one promise per

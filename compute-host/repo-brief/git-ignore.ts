@@ -35,6 +35,15 @@ export function createIgnoreRules(files: RepositoryFiles) {
     excluded(path: string, directory: boolean): boolean {
       const slash = path.lastIndexOf('/')
       const name = path.slice(slash + 1)
+      // The last matching rule of one file decides, if any matches.
+      const decide = (rules: Rule[], relative: string): boolean | undefined => {
+        for (let i = rules.length - 1; i >= 0; i--) {
+          const rule = rules[i]!
+          if (rule.directoryOnly && !directory) continue
+          if (rule.match.test(rule.basename ? name : relative)) return !rule.negative
+        }
+        return undefined
+      }
       // Deepest first: the directory holding `path`, its parents, the root, then info/exclude.
       let base = slash < 0 ? '' : path.slice(0, slash)
       for (;;) {
@@ -46,15 +55,6 @@ export function createIgnoreRules(files: RepositoryFiles) {
         base = up < 0 ? '' : base.slice(0, up)
       }
       return decide(rulesOf('.git/info/exclude'), path) ?? false
-
-      function decide(rules: Rule[], relative: string): boolean | undefined {
-        for (let i = rules.length - 1; i >= 0; i--) {
-          const rule = rules[i]!
-          if (rule.directoryOnly && !directory) continue
-          if (rule.match.test(rule.basename ? name : relative)) return !rule.negative
-        }
-        return undefined
-      }
     },
   }
 }

@@ -33,8 +33,8 @@ const INTENT_TO_ADD = 0x2000
  * Parses `.git/index` (versions 2, 3 and 4) as data: the entries with the stat data git took
  * when it last looked at each file. Extensions are skipped (the cache tree too: index-trees.ts
  * computes the same ids rather than trust ones an agent could write), except that a split index
- * (`link`) or a sparse one (`sdir`), whose entries are not all here, is refused. The trailing checksum is
- * not verified: a corrupt index gives a wrong brief, never a read outside the buffer.
+ * (`link`) or a sparse one (`sdir`), whose entries are not all here, is refused. The trailing
+ * checksum is not verified: a corrupt index gives a wrong brief, never a read outside the buffer.
  */
 export function parseIndex(data: Buffer, hashBytes: number): GitIndex {
   if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') {

@@ -5,7 +5,7 @@ import type { RepositoryFiles } from './repository-files.ts'
 const SUBMODULE = 0o160000
 
 export type Untracked = {
-  /** What `git ls-files --others --exclude-standard` lists: every file, a nested repository as `dir/`. */
+  /** What `ls-files --others --exclude-standard` lists: each file; a nested repository, `dir/`. */
   listed: string[]
   /** What `git status --untracked-files=normal` shows: a wholly untracked directory as `dir/`. */
   shown: string[]
