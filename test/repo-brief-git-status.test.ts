@@ -131,7 +131,8 @@ describe('the brief’s git reader says what git says', () => {
 
   test('ignore rules: nested files, negation, directories, anchors, ** and info/exclude', async () => {
     const repo = await makeRepository(join(dir, 'ignored'), {
-      '.gitignore': '*.log\n!important.log\nbuild/\n/top-only.txt\n**/deep/*.tmp\nspaced\\ \n',
+      '.gitignore':
+        '*.log\n!important.log\nbuild/\n/top-only.txt\n**/deep/*.tmp\nspaced\\ \n*.[oa]\nv[!0-9]?\n',
       'sub/.gitignore': 'local-*\n!local-keep\n',
       'sub/tracked.ts': 'x\n',
     })
@@ -154,6 +155,8 @@ describe('the brief’s git reader says what git says', () => {
     await write(repo, 'by-info.txt', 'x')
     await write(repo, 'spaced ', 'x')
     await write(repo, 'only-ignored/x.log', 'x')
+    for (const name of ['lib.o', 'lib.a', 'lib.b', 'vx1', 'v12', 'vxy/z'])
+      await write(repo, name, 'x')
     // A `.gitignore` that is a link is not followed (git refuses those too).
     await write(join(dir, 'outside-rules'), 'ignore', '*.ts\n')
     await mkdir(join(repo, 'linked-rules'))
@@ -169,6 +172,8 @@ describe('the brief’s git reader says what git says', () => {
       'local-two': '??',
       'a/': '??',
       'linked-rules/': '??',
+      'lib.b': '??',
+      v12: '??',
     })
   })
 

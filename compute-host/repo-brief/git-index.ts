@@ -7,10 +7,9 @@ export type IndexEntry = {
   oidBytes: Buffer
   /** 0 for a merged path; 1–3 for the base, ours and theirs of a conflict. */
   stage: number
+  /** Seconds only: sub-second times are not compared (worktree-changes.ts says why). */
   ctimeSec: number
-  ctimeNsec: number
   mtimeSec: number
-  mtimeNsec: number
   ino: number
   uid: number
   gid: number
@@ -93,9 +92,7 @@ export function parseIndex(data: Buffer, hashBytes: number): GitIndex {
       oidBytes: data.subarray(start + 40, start + 40 + hashBytes),
       stage: (flags >> 12) & 3,
       ctimeSec: u32(0),
-      ctimeNsec: u32(4),
       mtimeSec: u32(8),
-      mtimeNsec: u32(12),
       ino: u32(20),
       uid: u32(28),
       gid: u32(32),
