@@ -1,15 +1,12 @@
 import { z } from 'zod'
 import { SkillId } from '../ids.ts'
+import { Line, ModelId, StorableText } from './fields.ts'
 
 /**
  * Agent and Agent Skill wire types, shared by the handlers, the UI and the CLI. Tool names are
  * checked against the tool catalog by the agent store, which knows the role rules; the schema
  * here only bounds the shape.
  */
-const NO_NUL = (v: string) => !v.includes('\u0000')
-const Text = (max: number) =>
-  z.string().max(max).refine(NO_NUL, 'must not contain a NUL character (\\u0000)')
-const Line = (max: number) => Text(max).pipe(z.string().trim().min(1))
 
 export const AgentId = z
   .string()
@@ -18,7 +15,6 @@ export const AgentId = z
 
 export const WorkspaceAccess = z.enum(['none', 'read-only', 'read-write'])
 export const BrowserAccess = z.enum(['none', 'read-only', 'interactive'])
-const ModelId = z.string().trim().min(1).max(200)
 const Url = z.url({ protocol: /^https?$/ }).max(2_000)
 
 export const Agent = z.object({
@@ -65,7 +61,7 @@ const ReferencePath = z
   .max(200)
   .regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._\/-]+$/, 'a relative path such as notes.md')
 const References = z
-  .record(ReferencePath, Text(100_000))
+  .record(ReferencePath, StorableText(100_000))
   .refine((r) => Object.keys(r).length <= 20, 'at most 20 references')
 
 export const AgentSkill = z.object({

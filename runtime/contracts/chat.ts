@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SessionId, WorkspaceId } from '../ids.ts'
+import { ModelId } from './fields.ts'
 import { UiMessage } from './sessions.ts'
 import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
@@ -40,7 +41,7 @@ const UserMessage = z.strictObject({
 export const ChatRequest = z.strictObject({
   sessionId: SessionId,
   workspaceId: WorkspaceId,
-  model: z.string().trim().min(1).max(200).optional(),
+  model: ModelId.optional(),
   // Only the newest user message: Mastra rebuilds history from the session's thread.
   message: UserMessage.refine(isStorable, UNSTORABLE_MESSAGE),
 })

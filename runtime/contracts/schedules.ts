@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ScheduleId, WorkspaceId } from '../ids.ts'
-import { MAX_PROMPT_CHARS, Task } from './tasks.ts'
+import { Line, ModelId, Prompt, Title } from './fields.ts'
+import { Task } from './tasks.ts'
 
 /**
  * Cron schedules as the API shows and takes them. The cron expression is a standard five-field
@@ -29,19 +30,16 @@ export const Schedule = z.object({
 })
 export type Schedule = z.infer<typeof Schedule>
 
-const Name = z.string().trim().min(1).max(200)
-const Cron = z.string().trim().min(1).max(MAX_CRON_CHARS)
-const Prompt = z.string().trim().min(1).max(MAX_PROMPT_CHARS)
-const Model = z.string().trim().min(1).max(200)
+const Cron = Line(MAX_CRON_CHARS)
 const MaxAttempts = z.number().int().min(1).max(10)
 
 /** What a client may set: source is always `user` and the timezone is the server's. */
 export const CreateScheduleInput = z.strictObject({
   workspaceId: WorkspaceId,
-  name: Name,
+  name: Title,
   cron: Cron,
   prompt: Prompt,
-  model: Model.optional(),
+  model: ModelId.optional(),
   enabled: z.boolean().optional(),
   maxAttempts: MaxAttempts.optional(),
 })
@@ -50,10 +48,10 @@ export type CreateScheduleInput = z.infer<typeof CreateScheduleInput>
 /** Any of the editable fields; `model: null` drops the schedule's model override. */
 export const PatchScheduleInput = z
   .strictObject({
-    name: Name,
+    name: Title,
     cron: Cron,
     prompt: Prompt,
-    model: Model.nullable(),
+    model: ModelId.nullable(),
     enabled: z.boolean(),
     maxAttempts: MaxAttempts,
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SessionId, WorkspaceId } from '../ids.ts'
+import { Title } from './fields.ts'
 import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
@@ -28,10 +29,6 @@ export const ListSessionsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(SESSION_LIST_CAP).default(SESSION_LIST_CAP),
 })
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>
-
-// PostgreSQL cannot store U+0000 in text or jsonb; refuse it here with a clear error.
-const NO_NUL = (v: string) => !v.includes('\u0000')
-const Title = z.string().trim().min(1).max(200).refine(NO_NUL, 'must not contain a NUL character')
 
 export const CreateSessionInput = z.strictObject({
   workspaceId: WorkspaceId.optional(),

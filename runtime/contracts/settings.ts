@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ModelId, StorableText } from './fields.ts'
 
 /**
  * PATCH bodies of the four settings singletons. Every field is optional, unknown fields are
@@ -7,12 +8,6 @@ import { z } from 'zod'
  */
 const nonEmpty = (v: object) => Object.keys(v).length > 0
 const EMPTY = { message: 'give at least one setting to change' }
-const ModelId = z.string().trim().min(1).max(200)
-const Text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((v) => !v.includes('\u0000'), 'must not contain NUL')
 
 export const ModelSource = z.enum(['configured', 'local', 'free-coding-auto'])
 
@@ -27,12 +22,12 @@ export const AgentRuntimeSettingsPatch = z
     specialistMaxSteps: z.number().int().min(2).max(200),
     toolCallConcurrency: z.number().int().min(1).max(32),
     processorRetries: z.number().int().min(0).max(10),
-    finalResponseFeedback: Text(4_000).pipe(z.string().min(1)),
+    finalResponseFeedback: StorableText(4_000).min(1),
     delegationContextMaxMessages: z.number().int().min(0).max(200),
     delegationContextMaxChars: z.number().int().min(0).max(1_000_000),
     delegationResultMaxChars: z.number().int().min(100).max(1_000_000),
-    delegationFailureText: Text(4_000).pipe(z.string().min(1)),
-    delegationTruncationText: Text(1_000).pipe(z.string().min(1)),
+    delegationFailureText: StorableText(4_000).min(1),
+    delegationTruncationText: StorableText(1_000).min(1),
     taskConcurrency: z.number().int().min(1).max(64),
     taskPollIntervalMs: z.number().int().min(100).max(600_000),
     taskTimeoutMs: z
@@ -84,8 +79,8 @@ export const MemorySettingsPatch = z
     temporalMarkers: z.boolean(),
     observeAttachments: z.enum(['auto', 'on', 'off']),
     retrievalScope: z.enum(['off', 'thread', 'resource']),
-    observerInstruction: Text(8_000),
-    reflectorInstruction: Text(8_000),
+    observerInstruction: StorableText(8_000),
+    reflectorInstruction: StorableText(8_000),
   })
   .partial()
   .refine(nonEmpty, EMPTY)

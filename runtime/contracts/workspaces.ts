@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { WorkspaceId } from '../ids.ts'
+import { Line } from './fields.ts'
 
 /** A registered repository. `path` is relative to POPAGENT_WORKSPACE_ROOT, already canonical. */
 export const Workspace = z.object({
@@ -11,15 +12,10 @@ export const Workspace = z.object({
 })
 export type Workspace = z.infer<typeof Workspace>
 
-const Name = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(
-    /^[\p{L}\p{N}][\p{L}\p{N} ._-]*$/u,
-    'letters, digits, spaces, dots, dashes and underscores',
-  )
+const Name = Line(100).regex(
+  /^[\p{L}\p{N}][\p{L}\p{N} ._-]*$/u,
+  'letters, digits, spaces, dots, dashes and underscores',
+)
 // Shape only; the compute host proves the path resolves inside the root.
 const RelativePath = z.string().min(1).max(1_000)
 
