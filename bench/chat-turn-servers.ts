@@ -34,7 +34,7 @@ import { createRepoBriefTool } from '../compute-host/tools/repo-brief.ts'
 import { createWebSearchTool } from '../compute-host/tools/web-search.ts'
 import { createGatewayModels, type GatewayModels } from '../compute-host/models/gateway-models.ts'
 import { memoryOptions } from '../compute-host/memory/observational-options.ts'
-import { connectPostgres } from '../db/connect-postgres.ts'
+import { connectPostgresJs } from '../db/connect-postgres.ts'
 import type { MemorySettings } from '../runtime/contracts/settings.ts'
 import { parseEdgeConfig } from '../handlers/config.ts'
 import { startNodeEdge } from '../handlers/entry.node.ts'
@@ -68,7 +68,7 @@ export type MastraArgs = {
  * same agent definition and model request, without the per-turn work around it.
  */
 async function ourTeam(databaseUrl: string, models: GatewayModels, memory: Memory) {
-  const db = connectPostgres(databaseUrl, { max: 1 })
+  const db = connectPostgresJs(databaseUrl, { max: 1 })
   const webSearch = createWebSearchTool({ baseUrl: 'http://127.0.0.1:9' })
   const repoBrief = createRepoBriefTool()
   const factory = createAgentFactory({
@@ -150,7 +150,7 @@ export function startHost(args: HostArgs) {
 /** popagent's real Node edge in front of `hostUrl`, with its own database handle. */
 export function startEdge(args: EdgeArgs) {
   // The edge keeps its own database handle, as a separately deployed edge would.
-  const db = connectPostgres(args.databaseUrl, { max: 4 })
+  const db = connectPostgresJs(args.databaseUrl, { max: 4 })
   return startNodeEdge({
     config: parseEdgeConfig({ POPAGENT_HOST_URL: args.hostUrl, POPAGENT_HOST_TOKEN: HOST_TOKEN }),
     db: db.db,

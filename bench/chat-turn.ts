@@ -35,7 +35,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { connectPostgres } from '../db/connect-postgres.ts'
+import { connectPostgresJs } from '../db/connect-postgres.ts'
 import * as Agents from '../runtime/agents/index.ts'
 import { SUPERVISOR_AGENT_ID } from '../runtime/agents/supervisor.ts'
 import * as Settings from '../runtime/settings/index.ts'
@@ -206,7 +206,7 @@ export async function benchResources(databaseCount: number, prefix: string) {
 
 /** Our supervisor's instructions and the seeded memory settings, read from the host's database. */
 async function ourConfiguration(databaseUrl: string) {
-  const db = connectPostgres(databaseUrl, { max: 1 })
+  const db = connectPostgresJs(databaseUrl, { max: 1 })
   try {
     const rows = await Agents.listRows(db.db)
     const supervisor = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)!
@@ -225,8 +225,8 @@ async function ourConfiguration(databaseUrl: string) {
  * side's memory thread holds the user's message and the answer).
  */
 async function persisted(ourUrl: string, theirUrls: string[]) {
-  const ours = connectPostgres(ourUrl, { max: 1 })
-  const theirs = theirUrls.map((url) => connectPostgres(url, { max: 1 }))
+  const ours = connectPostgresJs(ourUrl, { max: 1 })
+  const theirs = theirUrls.map((url) => connectPostgresJs(url, { max: 1 }))
   try {
     const count = async (db: typeof ours, query: string) =>
       Number((await db.sql.unsafe(query))[0]!.n)

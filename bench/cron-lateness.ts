@@ -19,7 +19,7 @@
 import { Cron } from 'croner'
 import { inArray } from 'drizzle-orm'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { createScheduler } from '../compute-host/schedules/scheduler.ts'
 import type { Db } from '../db/index.ts'
@@ -126,7 +126,7 @@ async function cronerRound(fires: number): Promise<Round> {
 export async function benchCronLateness({ quick }: BenchMode): Promise<BenchResult[]> {
   const options = quick ? { rounds: 2, fires: 100 } : { rounds: 6, fires: 250 }
   const database = await benchDatabase()
-  const host = openPostgres(database.url, { max: 4 })
+  const host = openNodePostgres(database.url, { max: 4 })
   const listener: Listener = { on: () => {} }
   const unlisten = await host.listen(TASK_WAKE_CHANNEL, () => listener.on())
   const scheduler = createScheduler({

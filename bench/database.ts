@@ -3,7 +3,7 @@
  * BENCH_DATABASE_URL's (or TEST_DATABASE_URL's) server, else on a throwaway embedded PostgreSQL.
  */
 import { migrateDatabase } from '../compute-host/database/migrate.ts'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createDatabaseOnServer } from '../test/support/database.ts'
 import { startThrowawayPostgres } from '../test/support/throwaway-postgres.ts'
 
@@ -11,7 +11,7 @@ export async function benchDatabase(): Promise<{ url: string; drop(): Promise<vo
   const given = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
   const server = given ? undefined : await startThrowawayPostgres()
   const created = await createDatabaseOnServer(given ?? server!.url)
-  const handle = openPostgres(created.url, { max: 1 })
+  const handle = openNodePostgres(created.url, { max: 1 })
   try {
     await migrateDatabase(handle)
   } finally {

@@ -9,7 +9,7 @@ import { inArray } from 'drizzle-orm'
 import { Logger, makeWorkerUtils, run } from 'graphile-worker'
 import pg from 'pg'
 import { tasks } from '../db/schema/index.ts'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { createTaskRunner } from '../compute-host/tasks/runner.ts'
 import { enqueue } from '../runtime/tasks/index.ts'
@@ -39,8 +39,11 @@ function chunks<T>(items: T[]): T[][] {
 }
 
 export function popagentQueue(url: string, concurrency: number): Queue {
-  const app = openPostgres(url, { max: 4, applicationName: 'bench-app' })
-  const host = openPostgres(url, { max: poolSize(concurrency), applicationName: 'bench-runner' })
+  const app = openNodePostgres(url, { max: 4, applicationName: 'bench-app' })
+  const host = openNodePostgres(url, {
+    max: poolSize(concurrency),
+    applicationName: 'bench-runner',
+  })
   const log = createLogger({ secrets: [], write: () => {} })
   // Polls as often as graphile-worker is told to; the rest as the host's defaults would have it.
   const timing = {

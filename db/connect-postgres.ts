@@ -6,7 +6,7 @@ import { drizzleOptions, type Db } from './index.ts'
  * A postgres.js connection pool and its drizzle handle. Edge-safe: used by the Node processes and
  * by the Workers entry (one small pool per request there).
  */
-export function connectPostgres(
+export function connectPostgresJs(
   url: string,
   options: { max?: number; applicationName?: string } = {},
 ): { db: Db; sql: postgres.Sql; close: () => Promise<void> } {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { connectPostgres } from '../db/connect-postgres.ts'
+import { connectPostgresJs } from '../db/connect-postgres.ts'
 import { app } from './app.ts'
 import { parseEdgeConfig } from './config.ts'
 import type { AppEnv } from './env.ts'
@@ -34,8 +34,8 @@ const worker = new Hono<WorkerEnv>()
         'the Workers edge needs DATABASE_URL and OBSERVABILITY_DATABASE_URL (or the HYPERDRIVE bindings)',
       )
     }
-    const application = connectPostgres(appUrl, { max: 2, applicationName: 'popagent-edge' })
-    const observability = connectPostgres(observabilityUrl, {
+    const application = connectPostgresJs(appUrl, { max: 2, applicationName: 'popagent-edge' })
+    const observability = connectPostgresJs(observabilityUrl, {
       max: 1,
       applicationName: 'popagent-edge',
     })

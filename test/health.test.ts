@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { connectPostgres } from '../db/connect-postgres.ts'
+import { connectPostgresJs } from '../db/connect-postgres.ts'
 import { parseHostEnv } from '../compute-host/env.ts'
 import { startComputeHost, type ComputeHost } from '../compute-host/main.ts'
 import { createLogger } from '../compute-host/log.ts'
@@ -69,7 +69,7 @@ describe('GET /api/health', () => {
   })
 
   test('503 naming the observability database when only it is down', async () => {
-    const down = connectPostgres('postgres://postgres@127.0.0.1:1/none', { max: 1 })
+    const down = connectPostgresJs('postgres://postgres@127.0.0.1:1/none', { max: 1 })
     try {
       const res = await edge({ observabilityDb: down.db }).request('/api/health')
       const body = (await res.json()) as any
@@ -84,7 +84,7 @@ describe('GET /api/health', () => {
   })
 
   test('503 naming the application database when it is down', async () => {
-    const down = connectPostgres('postgres://postgres@127.0.0.1:1/none', { max: 1 })
+    const down = connectPostgresJs('postgres://postgres@127.0.0.1:1/none', { max: 1 })
     try {
       const res = await edge({ db: down.db }).request('/api/health')
       const body = (await res.json()) as any

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { eq, sql } from 'drizzle-orm'
 import { test } from 'node:test'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'
 import type { Db } from '../db/index.ts'
 import { rowsOf } from '../db/rows.ts'
@@ -21,7 +21,7 @@ const count = async (db: Db, table: string) => {
 test('concurrent starts migrate one database once, under the advisory lock', async () => {
   const database = await createTestDatabase({ migrate: false })
   try {
-    const handles = Array.from({ length: 4 }, () => openPostgres(database.url, { max: 2 }))
+    const handles = Array.from({ length: 4 }, () => openNodePostgres(database.url, { max: 2 }))
     try {
       const reports = await Promise.all(handles.map((h) => migrateDatabase(h)))
       const applied = reports.flatMap((r) => r.dataMigrationsApplied).sort()
@@ -60,7 +60,7 @@ test('a deleted settings singleton is not recreated by a later start', async () 
 
 test('the role seed keeps an agent row that already existed and seeds the rest', async () => {
   const database = await createTestDatabase({ migrate: false })
-  const handle = openPostgres(database.url, { max: 1 })
+  const handle = openNodePostgres(database.url, { max: 1 })
   try {
     // The schema first, with every data migration before the role seed marked as done.
     const before = DATA_MIGRATIONS.filter((m) => m.name < '0004')

@@ -22,7 +22,7 @@ import {
   OBSERVABILITY_MIGRATIONS_FOLDER,
   OBSERVABILITY_MIGRATIONS_TABLE,
 } from '../compute-host/database/migrate.ts'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { parseHostEnv } from '../compute-host/env.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { startComputeHost } from '../compute-host/main.ts'
@@ -88,7 +88,7 @@ async function assertSchemaHolds(db: Db) {
 
 test('the observability schema migrates once on a real PostgreSQL, however many starts race for it', async () => {
   const database = await createDatabaseOnServer()
-  const handles = Array.from({ length: 3 }, () => openPostgres(database.url, { max: 2 }))
+  const handles = Array.from({ length: 3 }, () => openNodePostgres(database.url, { max: 2 }))
   try {
     await Promise.all(handles.map((h) => migrateObservabilityDatabase(h)))
     const db = handles[0]!.db
@@ -154,7 +154,7 @@ test('popagent migrate migrates both real databases, and again is a no-op', asyn
   const app = await createDatabaseOnServer()
   const observability = await createDatabaseOnServer()
   const env = { DATABASE_URL: app.url, OBSERVABILITY_DATABASE_URL: observability.url }
-  const handle = openPostgres(observability.url, { max: 1 })
+  const handle = openNodePostgres(observability.url, { max: 1 })
   try {
     const first = runCli(['migrate'], env)
     assert.equal(await first.exited, 0, first.output())

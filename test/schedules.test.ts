@@ -8,7 +8,7 @@ import { Cron } from 'croner'
 import { asc, eq } from 'drizzle-orm'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import type { DatabaseHandle } from '../compute-host/database/handle.ts'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { previewCron } from '../compute-host/schedules/cron.ts'
 import { createScheduler, type Scheduler } from '../compute-host/schedules/scheduler.ts'
@@ -65,7 +65,7 @@ describe('cron scheduler', () => {
   before(async () => {
     database = await createTestDatabase()
     // Two hosts, two pools: contention goes through PostgreSQL, not through a shared client.
-    hosts = [openPostgres(database.url, { max: 3 }), openPostgres(database.url, { max: 3 })]
+    hosts = [openNodePostgres(database.url, { max: 3 }), openNodePostgres(database.url, { max: 3 })]
     otherWorkspace = (await Workspaces.create(database.db, { name: 'other', path: 'other' })).id
   })
   after(async () => {
@@ -369,7 +369,7 @@ describe('cron scheduler', () => {
     await until(async () => (await tasksOf(database.db, schedule.id)).length === 1)
     await scheduler.stop()
 
-    const broken = openPostgres(database.url, { max: 1 })
+    const broken = openNodePostgres(database.url, { max: 1 })
     await broken.close()
     const { log, lines } = capturingLog()
     const failing = createScheduler({ db: broken.db, log, now: clock.now, intervalMs: 10 })

@@ -1,4 +1,4 @@
-import { openPostgres } from '../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { ConfigError, DEFAULT_DATA_DIR } from '../../compute-host/env.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
@@ -24,8 +24,8 @@ export async function edge(raw: Record<string, string | undefined>) {
     source.POPAGENT_DATA_DIR ?? DEFAULT_DATA_DIR,
   )
   const config = parseEdgeConfig({ ...source, POPAGENT_API_KEY: apiKey.key })
-  const application = openPostgres(config.databaseUrl!, { applicationName: 'popagent-edge' })
-  const observability = openPostgres(config.observabilityDatabaseUrl!, {
+  const application = openNodePostgres(config.databaseUrl!, { applicationName: 'popagent-edge' })
+  const observability = openNodePostgres(config.observabilityDatabaseUrl!, {
     max: 2,
     applicationName: 'popagent-edge',
   })

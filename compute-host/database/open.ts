@@ -5,7 +5,7 @@ import { lockDataDir } from './data-dir-lock.ts'
 import { repairDataDirModes, secureDataDir } from './data-dir-permissions.ts'
 import { embeddedHandle, isInitialised, openEmbeddedPair, openPglite } from './embedded.ts'
 import type { DatabaseHandle } from './handle.ts'
-import { openPostgres } from './postgres.ts'
+import { openNodePostgres } from './postgres.ts'
 
 export type Databases = {
   mode: 'embedded' | 'postgres'
@@ -30,10 +30,13 @@ export async function openDatabases(env: HostEnv, log: Logger): Promise<Database
   const unlock = needsEmbedded ? await lockDataDir(dataDir) : async () => {}
   try {
     const application = env.DATABASE_URL
-      ? openPostgres(env.DATABASE_URL, { applicationName: 'popagent-host' })
+      ? openNodePostgres(env.DATABASE_URL, { applicationName: 'popagent-host' })
       : undefined
     const observability = env.OBSERVABILITY_DATABASE_URL
-      ? openPostgres(env.OBSERVABILITY_DATABASE_URL, { max: 4, applicationName: 'popagent-host' })
+      ? openNodePostgres(env.OBSERVABILITY_DATABASE_URL, {
+          max: 4,
+          applicationName: 'popagent-host',
+        })
       : undefined
     const embedded = await openEmbedded(dataDir, !application, !observability, log)
     return {

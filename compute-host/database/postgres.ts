@@ -12,7 +12,7 @@ import { createPgListener } from './pg-listener.ts'
  * #1208, unreleased fix), which killed runner processes in our PostgreSQL-restart test. A pool
  * error is an event here, handled below, and the query that met it is rejected.
  */
-export function openPostgres(
+export function openNodePostgres(
   url: string,
   options: { max?: number; applicationName?: string; onError?: (error: Error) => void } = {},
 ): DatabaseHandle {
@@ -60,3 +60,6 @@ export function openPostgres(
     close: () => pool.end(),
   }
 }
+
+/** The old name, kept while test/task-runner-processes.test.ts still imports it. */
+export const openPostgres = openNodePostgres

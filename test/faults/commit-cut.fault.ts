@@ -13,7 +13,7 @@ import assert from 'node:assert/strict'
 import { inArray } from 'drizzle-orm'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
-import { openPostgres } from '../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import type { TaskExecutor } from '../../compute-host/tasks/runner.ts'
 import { createId } from '../../runtime/ids.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
@@ -49,7 +49,7 @@ test(
 async function cutUnderLoad(database: TestDatabase) {
   const { db } = database
   const proxy = await startCutProxy(database.url, isBatchedCompletion)
-  const runnerHandle = openPostgres(proxy.url, { max: 6, applicationName: 'commit-cut-runner' })
+  const runnerHandle = openNodePostgres(proxy.url, { max: 6, applicationName: 'commit-cut-runner' })
 
   const running = new Set<string>()
   const executions = new Map<string, number>()

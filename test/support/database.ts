@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import type { Db } from '../../db/index.ts'
 import { migrateDatabase } from '../../compute-host/database/migrate.ts'
-import { openPostgres } from '../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { embeddedHandle, openEmbeddedMemory } from '../../compute-host/database/embedded.ts'
 import type { DatabaseHandle } from '../../compute-host/database/handle.ts'
 
@@ -62,7 +62,7 @@ export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
   const created = await createDatabaseOnServer()
-  const handle = openPostgres(created.url, { max: 10, applicationName: 'popagent-test' })
+  const handle = openNodePostgres(created.url, { max: 10, applicationName: 'popagent-test' })
   if (options.migrate ?? true) await migrateDatabase(handle)
   let dropped = false
   const drop = async () => {

@@ -5,12 +5,12 @@
  *
  * Env: DATABASE_URL, RUNNER_ID, CONCURRENCY, LEASE_MS, POLL_MS.
  */
-import { openPostgres } from '../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { createTaskRunner } from '../../compute-host/tasks/runner.ts'
 
 const env = process.env
-const handle = openPostgres(env.DATABASE_URL!, { max: 4, applicationName: env.RUNNER_ID })
+const handle = openNodePostgres(env.DATABASE_URL!, { max: 4, applicationName: env.RUNNER_ID })
 const out = (line: string) => process.stdout.write(`${line}\n`)
 
 const runner = createTaskRunner({

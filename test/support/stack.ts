@@ -5,7 +5,7 @@ import { parseHostEnv } from '../../compute-host/env.ts'
 import { createSecretRedactor } from '../../runtime/redaction.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { startComputeHost, type ComputeHost } from '../../compute-host/main.ts'
-import { connectPostgres } from '../../db/connect-postgres.ts'
+import { connectPostgresJs } from '../../db/connect-postgres.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
 import { createTestApp } from './app.ts'
@@ -74,7 +74,7 @@ export async function startTestStack(
       }),
     async listen(listenOptions = {}) {
       // The edge keeps its own database handle, as a separately deployed edge would.
-      const edgeDb = connectPostgres(database.url, { max: 4 })
+      const edgeDb = connectPostgresJs(database.url, { max: 4 })
       const edge = await startNodeEdge({
         config: parseEdgeConfig({
           POPAGENT_HOST_URL: stack.host.url,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseHostEnv } from '../../../../compute-host/env.ts'
 import { startComputeHost, type ComputeHost } from '../../../../compute-host/main.ts'
-import { openPostgres } from '../../../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../../../compute-host/database/postgres.ts'
 import { parseEdgeConfig } from '../../../../handlers/config.ts'
 import { startNodeEdge } from '../../../../handlers/entry.node.ts'
 import { createDatabaseOnServer } from '../../../support/database.ts'
@@ -66,8 +66,8 @@ export async function startCanaryStack(canaries: Canaries): Promise<CanaryStack>
     DATABASE_URL: databaseUrls.application,
     OBSERVABILITY_DATABASE_URL: databaseUrls.observability,
   })
-  const edgeApp = openPostgres(databaseUrls.application, { applicationName: 'popagent-edge' })
-  const edgeObs = openPostgres(databaseUrls.observability, {
+  const edgeApp = openNodePostgres(databaseUrls.application, { applicationName: 'popagent-edge' })
+  const edgeObs = openNodePostgres(databaseUrls.observability, {
     max: 2,
     applicationName: 'popagent-edge',
   })

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrateDatabase } from '../../../../compute-host/database/migrate.ts'
-import { openPostgres } from '../../../../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../../../../compute-host/database/postgres.ts'
 import type { DatabaseHandle } from '../../../../compute-host/database/handle.ts'
 import { createDatabaseOnServer } from '../../../support/database.ts'
 import { startScriptedGateway } from '../../../support/scripted-gateway.ts'
@@ -47,7 +47,7 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
     const observability = await createDatabaseOnServer(options.server)
     cleanup.push(observability.drop)
     // A small pool: the test's own reads must not crowd the hosts' connections.
-    const handle = openPostgres(application.url, { max: 3, applicationName: 'fault-test' })
+    const handle = openNodePostgres(application.url, { max: 3, applicationName: 'fault-test' })
     cleanup.push(() => handle.close())
     await migrateDatabase(handle)
     await configureTasks(handle.db, options)
