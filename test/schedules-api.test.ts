@@ -9,9 +9,11 @@ import { after, before, describe, test } from 'node:test'
 import { previewCron, serverTimezone } from '../compute-host/schedules/cron.ts'
 import { schedules } from '../db/schema/index.ts'
 import * as Schedules from '../runtime/schedules/index.ts'
+import type { CreateScheduleInput } from '../runtime/contracts/schedules.ts'
 import { createTestApp, json } from './support/app.ts'
 import { runCli } from './support/process.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 // Weekly crons: nothing here should come due while the file runs, whoever drives the scheduler.
 const WEEKLY = '0 9 * * 1'
@@ -24,13 +26,20 @@ describe('schedules API', () => {
   })
   after(() => stack.stop())
 
-  const req = (path: string, init?: RequestInit) =>
-    stack.edge().request(`/api/schedules${path}`, init)
-  const create = (body: Record<string, unknown>) => req('', json(body, { method: 'POST' }))
-  const patch = (id: string, body: Record<string, unknown>) =>
-    req(`/${id}`, json(body, { method: 'PATCH' }))
+  // A fresh client each time: a restarted host is a new edge's host.
+  const api = () => typedClient(stack.edge()).api.schedules
+  const list = () => api().$get()
+  const create = (body: CreateScheduleInput) => api().$post({ json: body })
+  const patch = (
+    id: string,
+    body: Parameters<ReturnType<typeof api>[':id']['$patch']>[0]['json'],
+  ) => api()[':id'].$patch({ param: { id }, json: body })
+  const remove = (id: string) => api()[':id'].$delete({ param: { id } })
+  // Bodies the contract refuses, which the typed client would not let through.
+  const raw = (method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>) =>
+    stack.edge().request(`/api/schedules${path}`, json(body, { method }))
   const stored = () => stack.database.db.select().from(schedules)
-  const valid = {
+  const valid: CreateScheduleInput = {
     workspaceId: 'wsp_default',
     name: 'weekly review',
     cron: WEEKLY,
@@ -45,9 +54,7 @@ describe('schedules API', () => {
       ['0 9 * * * *', /exactly 5 parts/],
       ['0 0 31 2 *', /never occurs/],
     ] as const) {
-      const res = await create({ ...valid, cron })
-      const body = (await res.json()) as any
-      assert.equal(res.status, 400, JSON.stringify(body))
+      const body = await errorJson(await create({ ...valid, cron }), 400)
       assert.equal(body.error.code, 'INVALID_CRON')
       assert.match(body.error.message, problem)
       assert.ok(body.error.message.includes(cron), 'the message quotes the expression')
@@ -56,20 +63,18 @@ describe('schedules API', () => {
   })
 
   test('create, list, patch and delete; edits keep maxAttempts; the timezone is the server’s', async () => {
-    const res = await create({ ...valid, maxAttempts: 4 })
-    const made = (await res.json()) as any
-    assert.equal(res.status, 201, JSON.stringify(made))
+    const made = await okJson(await create({ ...valid, maxAttempts: 4 }), 201)
     assert.match(made.id, /^sch_/)
     assert.equal(made.source, 'user')
     assert.equal(made.timezone, serverTimezone())
     assert.equal(made.maxAttempts, 4)
     assert.equal(made.nextRunAt, new Cron(WEEKLY, { mode: '5-part' }).nextRun()!.toISOString())
 
-    const listed = (await (await req('')).json()) as any
-    const mine = listed.schedules.find((s: any) => s.id === made.id)
+    const listed = await okJson(await list())
+    const mine = listed.schedules.find((s) => s.id === made.id)
     assert.deepEqual(mine, made)
 
-    const retimed = (await (await patch(made.id, { cron: '30 8 * * 2' })).json()) as any
+    const retimed = await okJson(await patch(made.id, { cron: '30 8 * * 2' }))
     assert.equal(retimed.cron, '30 8 * * 2')
     assert.equal(
       retimed.nextRunAt,
@@ -77,16 +82,14 @@ describe('schedules API', () => {
     )
     assert.equal(retimed.maxAttempts, 4, 'a cron change keeps maxAttempts')
 
-    const withModel = (await (
-      await patch(made.id, { model: 'test/model', maxAttempts: 2 })
-    ).json()) as any
+    const withModel = await okJson(await patch(made.id, { model: 'test/model', maxAttempts: 2 }))
     assert.equal(withModel.model, 'test/model')
     assert.equal(withModel.maxAttempts, 2)
     assert.equal(withModel.nextRunAt, retimed.nextRunAt, 'other edits keep the next occurrence')
-    const noModel = (await (await patch(made.id, { model: null })).json()) as any
+    const noModel = await okJson(await patch(made.id, { model: null }))
     assert.equal(noModel.model, null)
 
-    const paused = (await (await patch(made.id, { enabled: false })).json()) as any
+    const paused = await okJson(await patch(made.id, { enabled: false }))
     assert.equal(paused.enabled, false)
     assert.equal(paused.nextRunAt, null)
 
@@ -96,14 +99,10 @@ describe('schedules API', () => {
     assert.equal(row!.cron, '30 8 * * 2', 'a refused cron leaves the schedule as it was')
 
     assert.equal((await patch(made.id, {})).status, 400)
-    const removed = await req(`/${made.id}`, { method: 'DELETE' })
+    const removed = await remove(made.id)
     assert.deepEqual(await removed.json(), { deleted: made.id })
-    for (const res of [
-      await req(`/${made.id}`, { method: 'DELETE' }),
-      await patch(made.id, { name: 'x' }),
-    ]) {
-      assert.equal(res.status, 404)
-      assert.equal(((await res.json()) as any).error.code, 'SCHEDULE_NOT_FOUND')
+    for (const res of [await remove(made.id), await patch(made.id, { name: 'x' })]) {
+      assert.equal((await errorJson(res, 404)).error.code, 'SCHEDULE_NOT_FOUND')
     }
   })
 
@@ -114,19 +113,17 @@ describe('schedules API', () => {
       [{ timezone: 'Europe/Berlin' }, 'timezone'],
       [{ utcOffset: 60 }, 'utcOffset'],
     ] as const) {
-      const res = await create({ ...valid, ...extra })
-      const body = (await res.json()) as any
-      assert.equal(res.status, 400, JSON.stringify(body))
-      assert.ok(body.error.data.fields[field], JSON.stringify(body.error.data))
+      const body = await errorJson(await raw('POST', '', { ...valid, ...extra }), 400)
+      assert.ok(body.error.data?.fields?.[field], JSON.stringify(body.error.data))
     }
     assert.equal((await stored()).length, before)
-    const made = (await (await create(valid)).json()) as any
+    const made = await okJson(await create(valid))
     for (const extra of [
       { source: 'self-update' },
       { workspaceId: 'wsp_default' },
       { timezone: 'UTC' },
     ]) {
-      const res = await patch(made.id, extra)
+      const res = await raw('PATCH', `/${made.id}`, extra)
       assert.equal(res.status, 400, JSON.stringify(extra))
     }
   })
@@ -134,8 +131,7 @@ describe('schedules API', () => {
   test('an unknown workspace is a 404 and stores nothing', async () => {
     const before = (await stored()).length
     const res = await create({ ...valid, workspaceId: 'wsp_00000000000000000000000000' })
-    assert.equal(res.status, 404)
-    assert.equal(((await res.json()) as any).error.code, 'WORKSPACE_NOT_FOUND')
+    assert.equal((await errorJson(res, 404)).error.code, 'WORKSPACE_NOT_FOUND')
     assert.equal((await stored()).length, before)
   })
 
@@ -148,45 +144,43 @@ describe('schedules API', () => {
     assert.equal((await patch(system.id, { cron: '0 10 * * 1', enabled: false })).status, 200)
     for (const res of [
       await patch(system.id, { prompt: 'something else' }),
-      await req(`/${system.id}`, { method: 'DELETE' }),
+      await remove(system.id),
     ]) {
-      assert.equal(res.status, 409)
-      assert.equal(((await res.json()) as any).error.code, 'SCHEDULE_SYSTEM_OWNED')
+      assert.equal((await errorJson(res, 409)).error.code, 'SCHEDULE_SYSTEM_OWNED')
     }
   })
 
   test('with the compute host down a create or cron change is a 503 that stores nothing; reads still work', async () => {
-    const existing = (await (await create(valid)).json()) as any
+    const existing = await okJson(await create(valid))
     await stack.host.stop()
     try {
       // The stopped host closed its pools; this edge keeps its own, as a deployed edge would.
-      const edge = createTestApp({
-        db: stack.database.db,
-        hostUrl: stack.host.url,
-        hostToken: stack.host.token,
-      })
+      const edge = typedClient(
+        createTestApp({
+          db: stack.database.db,
+          hostUrl: stack.host.url,
+          hostToken: stack.host.token,
+        }),
+      ).api.schedules
       const before = (await stored()).length
-      const down = await edge.request('/api/schedules', json(valid, { method: 'POST' }))
-      const body = (await down.json()) as any
-      assert.equal(down.status, 503, JSON.stringify(body))
+      const body = await errorJson(await edge.$post({ json: valid }), 503)
       assert.equal(body.error.code, 'COMPUTE_HOST_UNAVAILABLE')
       assert.match(body.error.message, /compute host is not reachable/)
-      const retime = await edge.request(
-        `/api/schedules/${existing.id}`,
-        json({ cron: '0 7 * * 1' }, { method: 'PATCH' }),
-      )
+      const retime = await edge[':id'].$patch({
+        param: { id: existing.id },
+        json: { cron: '0 7 * * 1' },
+      })
       assert.equal(retime.status, 503)
       assert.equal((await stored()).length, before)
 
-      const listed = (await (await edge.request('/api/schedules')).json()) as any
+      const listed = await okJson(await edge.$get())
       assert.ok(listed.schedules.length > 0)
-      assert.ok(listed.schedules.every((s: any) => s.timezone === null))
-      const renamed = await edge.request(
-        `/api/schedules/${existing.id}`,
-        json({ name: 'renamed while the host was down' }, { method: 'PATCH' }),
-      )
-      assert.equal(renamed.status, 200)
-      assert.equal(((await renamed.json()) as any).cron, WEEKLY)
+      assert.ok(listed.schedules.every((s) => s.timezone === null))
+      const renamed = await edge[':id'].$patch({
+        param: { id: existing.id },
+        json: { name: 'renamed while the host was down' },
+      })
+      assert.equal((await okJson(renamed, 200)).cron, WEEKLY)
     } finally {
       await stack.restartHost()
     }
@@ -223,7 +217,7 @@ describe('schedules API', () => {
 
   test('`popagent schedules` lists what the API lists', async () => {
     const url = await stack.listen()
-    const { schedules: listed } = (await (await req('')).json()) as any
+    const { schedules: listed } = await okJson(await list())
     assert.ok(listed.length > 0)
     const table = runCli(['schedules'], { POPAGENT_URL: url })
     assert.equal(await table.exited, 0, table.output())
