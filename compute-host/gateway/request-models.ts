@@ -1,3 +1,4 @@
+// gateway/: HTTP to the model gateway (catalog, probe, redacting fetch). Models live in models/.
 /**
  * `GET <gateway>/models` with the gateway key and a time bound: the one request both the health
  * probe and the model catalog make. A request that never got an answer throws

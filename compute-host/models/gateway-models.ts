@@ -1,8 +1,9 @@
+// models/: language models built on the gateway, and local-model admission. HTTP is gateway/.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { wrapLanguageModel } from 'ai'
 import { holdLeaseForStream, type AdmissionQueue } from './admission-queue.ts'
 import { createRedactor } from '../../runtime/redaction.ts'
-import { redactingFetch } from './redacting-fetch.ts'
+import { redactingFetch } from '../gateway/redacting-fetch.ts'
 
 /**
  * An AI SDK v4-specification language model as the pinned provider builds it, the type Mastra's
