@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 describe('workspace registry', () => {
   let stack: TestStack
@@ -24,23 +24,24 @@ describe('workspace registry', () => {
     await stack.stop()
     await rm(dir, { recursive: true, force: true })
   })
-  const req = (path: string, init?: RequestInit) =>
-    stack.edge().request(`/api/workspaces${path}`, init)
-  const register = (name: string, path: string) => req('', json({ name, path }, { method: 'POST' }))
+  const api = () => typedClient(stack.edge()).api
+  const list = async () => (await okJson(await api().workspaces.$get())).workspaces
+  const register = (name: string, path: string) => api().workspaces.$post({ json: { name, path } })
+  const patch = (id: string, json: { name?: string; path?: string }) =>
+    api().workspaces[':id'].$patch({ param: { id }, json })
+  const remove = (id: string) => api().workspaces[':id'].$delete({ param: { id } })
 
   test('registers a repository under its canonical path, links followed inside the root', async () => {
-    const a = await register('Repo A', 'repo-a')
-    const body = (await a.json()) as any
-    assert.equal(a.status, 201, JSON.stringify(body))
+    const body = await okJson(await register('Repo A', 'repo-a'), 201)
     assert.match(body.id, /^wsp_/)
     assert.equal(body.path, 'repo-a')
-    const viaDots = (await (await register('Repo A again', './repo-a/../repo-a/')).json()) as any
+    const viaDots = await okJson(await register('Repo A again', './repo-a/../repo-a/'))
     assert.equal(viaDots.path, 'repo-a')
-    const viaLink = (await (await register('Repo A link', 'link-in')).json()) as any
+    const viaLink = await okJson(await register('Repo A link', 'link-in'))
     assert.equal(viaLink.path, 'repo-a')
-    const { workspaces } = (await (await req('')).json()) as any
-    assert.ok(workspaces.some((w: any) => w.id === 'wsp_default'))
-    assert.equal(workspaces.filter((w: any) => w.path === 'repo-a').length, 3)
+    const workspaces = await list()
+    assert.ok(workspaces.some((w) => w.id === 'wsp_default'))
+    assert.equal(workspaces.filter((w) => w.path === 'repo-a').length, 3)
   })
 
   const hostile = [
@@ -58,33 +59,30 @@ describe('workspace registry', () => {
   ] as const
   for (const [index, [what, path, code]] of hostile.entries()) {
     test(`refuses ${what} and stores nothing`, async () => {
-      const before = ((await (await req('')).json()) as any).workspaces.length
-      const res = await register(`hostile ${index}`, path)
-      const body = (await res.json()) as any
-      assert.equal(res.status, 400, JSON.stringify(body))
+      const before = (await list()).length
+      const body = await errorJson(await register(`hostile ${index}`, path), 400)
       assert.equal(body.error.code, code)
-      assert.equal(((await (await req('')).json()) as any).workspaces.length, before)
+      assert.equal((await list()).length, before)
     })
   }
 
   test('rename and move are checked the same way; names are unique', async () => {
-    const created = (await (await register('Repo B', 'repo-b')).json()) as any
+    const created = await okJson(await register('Repo B', 'repo-b'))
     assert.equal((await register('Repo B', 'repo-a')).status, 409)
-    const moved = await req(`/${created.id}`, json({ path: 'link-out' }, { method: 'PATCH' }))
+    const moved = await patch(created.id, { path: 'link-out' })
     assert.equal(moved.status, 400)
-    const renamed = await req(`/${created.id}`, json({ name: 'Repo Bee' }, { method: 'PATCH' }))
-    assert.equal(((await renamed.json()) as any).name, 'Repo Bee')
+    const renamed = await patch(created.id, { name: 'Repo Bee' })
+    assert.equal((await okJson(renamed)).name, 'Repo Bee')
   })
 
   test('removal keeps the default and any workspace with sessions', async () => {
-    assert.equal((await req('/wsp_default', { method: 'DELETE' })).status, 409)
-    const used = (await (await register('Used', 'repo-b')).json()) as any
-    await stack.edge().request('/api/sessions', json({ workspaceId: used.id }, { method: 'POST' }))
-    const refused = await req(`/${used.id}`, { method: 'DELETE' })
-    assert.equal(refused.status, 409)
-    assert.equal(((await refused.json()) as any).error.code, 'WORKSPACE_IN_USE')
-    const unused = (await (await register('Unused', 'repo-b')).json()) as any
-    assert.equal((await req(`/${unused.id}`, { method: 'DELETE' })).status, 200)
-    assert.equal((await req(`/${unused.id}`, { method: 'DELETE' })).status, 404)
+    assert.equal((await remove('wsp_default')).status, 409)
+    const used = await okJson(await register('Used', 'repo-b'))
+    await api().sessions.$post({ json: { workspaceId: used.id } })
+    const refused = await remove(used.id)
+    assert.equal((await errorJson(refused, 409)).error.code, 'WORKSPACE_IN_USE')
+    const unused = await okJson(await register('Unused', 'repo-b'))
+    assert.equal((await remove(unused.id)).status, 200)
+    assert.equal((await remove(unused.id)).status, 404)
   })
 })
