@@ -7,6 +7,7 @@ import { AGENT_SKILL_SEED } from '../db/seeds/agent-skills.ts'
 import { toolRefusal } from '../runtime/agents/tool-policy.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const SEEDED_IDS = [
   'orchistrator',
@@ -30,31 +31,36 @@ describe('/api/agents', () => {
   let stack: TestStack
   before(async () => (stack = await startTestStack({ models: [{ id: 'cx/gpt-5.3-codex-spark' }] })))
   after(() => stack.stop())
+  const agents = () => typedClient(stack.edge()).api.agents
+  const getAgent = async (id: string) => okJson(await agents()[':id'].$get({ param: { id } }))
+  // Untyped on purpose: most of these bodies are ones the contract refuses.
   const patch = (id: string, body: unknown) =>
     stack.edge().request(`/api/agents/${id}`, json(body, { method: 'PATCH' }))
 
   test('lists the seven seeded agents, supervisor first, with their model overrides', async () => {
-    const res = await stack.edge().request('/api/agents')
-    const { agents } = (await res.json()) as any
-    assert.equal(res.status, 200)
+    const { agents: listed } = await okJson(await agents().$get(), 200)
     assert.deepEqual(
-      agents.map((a: any) => a.id),
+      listed.map((a) => a.id),
       SEEDED_IDS,
     )
-    const byId = Object.fromEntries(agents.map((a: any) => [a.id, a]))
+    const byId = Object.fromEntries(listed.map((a) => [a.id, a]))
+    assert.ok(byId.orchistrator && byId.researcher && byId.reviewer && byId.implementer)
     assert.equal(byId.orchistrator.displayName, 'Orchestrator')
     assert.equal(byId.orchistrator.delegationEligible, false)
     assert.equal(byId.researcher.modelOverride, 'cx/gpt-5.3-codex-spark')
     assert.equal(byId.reviewer.modelOverride, 'cx/gpt-5.3-codex-spark')
     assert.equal(byId.implementer.modelOverride, null)
     assert.equal(byId.researcher.workspaceAccess, 'read-only')
-    for (const a of agents) assert.ok(a.instructions.length > 500, a.id)
+    for (const a of listed) assert.ok(a.instructions.length > 500, a.id)
   })
 
   test('an edit persists and GET shows it', async () => {
-    const res = await patch('reviewer', { displayName: 'Strict Reviewer', tools: ['web-search'] })
+    const res = await agents()[':id'].$patch({
+      param: { id: 'reviewer' },
+      json: { displayName: 'Strict Reviewer', tools: ['web-search'] },
+    })
     assert.equal(res.status, 200, await res.clone().text())
-    const got = (await (await stack.edge().request('/api/agents/reviewer')).json()) as any
+    const got = await getAgent('reviewer')
     assert.equal(got.displayName, 'Strict Reviewer')
     assert.deepEqual(got.tools, ['web-search'])
   })
@@ -71,13 +77,11 @@ describe('/api/agents', () => {
   ]
   for (const [id, body, message] of refusals) {
     test(`refuses ${JSON.stringify(body)} on ${id} with a 400 naming the tool`, async () => {
-      const before = (await (await stack.edge().request(`/api/agents/${id}`)).json()) as any
-      const res = await patch(id, body)
-      const error = ((await res.json()) as any).error
-      assert.equal(res.status, 400)
+      const before = await getAgent(id)
+      const { error } = await errorJson(await patch(id, body), 400)
       assert.equal(error.code, 'INVALID_TOOL_MEMBERSHIP')
       assert.match(error.message, message)
-      const after = (await (await stack.edge().request(`/api/agents/${id}`)).json()) as any
+      const after = await getAgent(id)
       assert.deepEqual(after, before)
     })
   }
@@ -89,8 +93,7 @@ describe('/api/agents', () => {
 
   test('the supervisor cannot become a delegation target; bad bodies and ids are 4xx', async () => {
     const res = await patch('orchistrator', { delegationEligible: true })
-    assert.equal(res.status, 400)
-    assert.equal(((await res.json()) as any).error.code, 'SUPERVISOR_NOT_DELEGABLE')
+    assert.equal((await errorJson(res, 400)).error.code, 'SUPERVISOR_NOT_DELEGABLE')
     assert.equal((await patch('nobody', { displayName: 'x' })).status, 404)
     assert.equal((await patch('implementer', {})).status, 400)
     assert.equal((await patch('implementer', { id: 'renamed' })).status, 400)
@@ -104,13 +107,17 @@ describe('/api/agents/:id/skills', () => {
   before(async () => (stack = await startTestStack()))
   after(() => stack.stop())
   const req = (path: string, init?: RequestInit) => stack.edge().request(path, init)
+  const skills = () => typedClient(stack.edge()).api.agents[':id'].skills
+  const skill = () => typedClient(stack.edge()).api.agents[':id'].skills[':skillId']
+  const listSkills = async (id: string) =>
+    (await okJson(await skills().$get({ param: { id } }))).skills
 
   test('two seeded, source-attributed skills per agent', async () => {
     for (const id of SEEDED_IDS) {
-      const { skills } = (await (await req(`/api/agents/${id}/skills`)).json()) as any
-      assert.equal(skills.length, 2, id)
-      for (const s of skills) {
-        assert.match(s.sourceUrl, /^https:\/\//)
+      const seeded = await listSkills(id)
+      assert.equal(seeded.length, 2, id)
+      for (const s of seeded) {
+        assert.match(s.sourceUrl ?? '', /^https:\/\//)
         assert.equal(s.enabled, true)
         assert.equal(s.evolutionManaged, false)
         assert.ok(Object.keys(s.references).length >= 1)
@@ -119,60 +126,53 @@ describe('/api/agents/:id/skills', () => {
   })
 
   test('create, update, disable and delete a skill', async () => {
-    const created = await req(
-      '/api/agents/implementer/skills',
-      json(
-        {
-          name: 'migration-safety',
-          description: 'Use when a change touches a SQL migration.',
-          instructions: 'Never edit a shipped migration; add a new one.',
-          references: { 'checklist.md': '- add, never edit' },
-        },
-        { method: 'POST' },
-      ),
-    )
-    const skill = (await created.json()) as any
-    assert.equal(created.status, 201, JSON.stringify(skill))
-    assert.match(skill.id, /^skl_/)
-    assert.equal(skill.enabled, true)
+    const created = await skills().$post({
+      param: { id: 'implementer' },
+      json: {
+        name: 'migration-safety',
+        description: 'Use when a change touches a SQL migration.',
+        instructions: 'Never edit a shipped migration; add a new one.',
+        references: { 'checklist.md': '- add, never edit' },
+      },
+    })
+    const made = await okJson(created, 201)
+    assert.match(made.id, /^skl_/)
+    assert.equal(made.enabled, true)
 
-    const duplicate = await req(
-      '/api/agents/implementer/skills',
-      json({ name: 'migration-safety', description: 'x', instructions: 'y' }, { method: 'POST' }),
-    )
+    const duplicate = await skills().$post({
+      param: { id: 'implementer' },
+      json: { name: 'migration-safety', description: 'x', instructions: 'y' },
+    })
     assert.equal(duplicate.status, 409)
 
-    const patched = await req(
-      `/api/agents/implementer/skills/${skill.id}`,
-      json({ enabled: false, instructions: 'Add a new migration.' }, { method: 'PATCH' }),
-    )
-    assert.equal(patched.status, 200)
-    assert.equal(((await patched.json()) as any).enabled, false)
+    const patched = await skill().$patch({
+      param: { id: 'implementer', skillId: made.id },
+      json: { enabled: false, instructions: 'Add a new migration.' },
+    })
+    assert.equal((await okJson(patched, 200)).enabled, false)
 
     // Another agent's path cannot reach this skill.
-    const foreign = await req(`/api/agents/reviewer/skills/${skill.id}`, { method: 'DELETE' })
-    assert.equal(foreign.status, 404)
-    const deleted = await req(`/api/agents/implementer/skills/${skill.id}`, { method: 'DELETE' })
-    assert.equal(deleted.status, 200)
-    const again = await req(`/api/agents/implementer/skills/${skill.id}`, { method: 'DELETE' })
-    assert.equal(again.status, 404)
+    const remove = (id: string) => skill().$delete({ param: { id, skillId: made.id } })
+    assert.equal((await remove('reviewer')).status, 404)
+    assert.equal((await remove('implementer')).status, 200)
+    assert.equal((await remove('implementer')).status, 404)
   })
 
   test('any ordinary edit clears evolutionManaged', async () => {
-    const { skills } = (await (await req('/api/agents/researcher/skills')).json()) as any
-    const target = skills[0]
+    const [target] = await listSkills('researcher')
+    assert.ok(target)
     // The learning loop marks rows it owns; simulate one it wrote.
     await stack.host.resources.databases.application.db
       .update(agentSkills)
       .set({ evolutionManaged: true })
       .where(eq(agentSkills.id, target.id))
-    const marked = (await (await req('/api/agents/researcher/skills')).json()) as any
-    assert.equal(marked.skills[0].evolutionManaged, true)
-    const res = await req(
-      `/api/agents/researcher/skills/${target.id}`,
-      json({ description: 'Edited by the owner.' }, { method: 'PATCH' }),
-    )
-    assert.equal(((await res.json()) as any).evolutionManaged, false)
+    const marked = await listSkills('researcher')
+    assert.equal(marked[0]?.evolutionManaged, true)
+    const res = await skill().$patch({
+      param: { id: 'researcher', skillId: target.id },
+      json: { description: 'Edited by the owner.' },
+    })
+    assert.equal((await okJson(res)).evolutionManaged, false)
   })
 
   const badSkills: [string, unknown][] = [
