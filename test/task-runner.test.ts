@@ -313,7 +313,7 @@ test('interrupted work is claimed before work queued after it', async () => {
       attemptCount: 1,
     })
     .where(eq(tasks.id, interrupted.id))
-  const newer = []
+  const newer: Awaited<ReturnType<typeof add>>[] = []
   for (let i = 0; i < 5; i++) newer.push(await add(db, 'ok', { title: `newer ${i}` }))
   const { runner } = startRunner(database.handle, { execute, timing: { concurrency: 1 } })
   await runner.start()
