@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createModelCatalog } from '../compute-host/gateway/catalog.ts'
-import { json } from './support/app.ts'
+import { createTestApp } from './support/app.ts'
 import { startScriptedGateway } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const CATALOG = [
   { id: 'cx/gpt-5.3-codex-spark', contextWindow: 128_000 },
@@ -17,12 +18,9 @@ describe('GET /api/models and model checks with the gateway up', () => {
   after(() => stack.stop())
 
   test('merges the live catalog with the persisted default', async () => {
-    const res = await stack.edge().request('/api/models')
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
-    const settings = (await (
-      await stack.edge().request('/api/settings/agent-runtime')
-    ).json()) as any
+    const { api } = typedClient(stack.edge())
+    const body = await okJson(await api.models.$get(), 200)
+    const settings = await okJson(await api.settings['agent-runtime'].$get())
     assert.equal(body.defaultModel, settings.effectiveDefaultModel)
     // The seeded default is the local route, which this catalog lacks: it comes first.
     assert.deepEqual(body.models, [
@@ -39,55 +37,39 @@ describe('GET /api/models and model checks with the gateway up', () => {
   })
 
   test('the default is listed once when the catalog has it', async () => {
-    const edge = stack.edge()
-    const patch = await edge.request(
-      '/api/settings/agent-runtime',
-      json({ modelSource: 'free-coding-auto' }, { method: 'PATCH' }),
-    )
+    const { api } = typedClient(stack.edge())
+    const patch = await api.settings['agent-runtime'].$patch({
+      json: { modelSource: 'free-coding-auto' },
+    })
     assert.equal(patch.status, 200)
     try {
-      const body = (await (await edge.request('/api/models')).json()) as any
+      const body = await okJson(await api.models.$get())
       assert.equal(body.defaultModel, 'auto/coding:free')
-      assert.equal(body.models.filter((m: string) => m === 'auto/coding:free').length, 1)
+      assert.equal(body.models.filter((m) => m === 'auto/coding:free').length, 1)
     } finally {
-      await edge.request(
-        '/api/settings/agent-runtime',
-        json({ modelSource: 'configured' }, { method: 'PATCH' }),
-      )
+      await api.settings['agent-runtime'].$patch({ json: { modelSource: 'configured' } })
     }
   })
 
   test('mutation routes refuse model ids the catalog does not list, naming them', async () => {
-    const edge = stack.edge()
-    const settings = await edge.request(
-      '/api/settings/agent-runtime',
-      json({ configuredModel: 'made-up/model' }, { method: 'PATCH' }),
-    )
-    const body = (await settings.json()) as any
-    assert.equal(settings.status, 400)
+    const { api } = typedClient(stack.edge())
+    const runtime = api.settings['agent-runtime']
+    const settings = await runtime.$patch({ json: { configuredModel: 'made-up/model' } })
+    const body = await errorJson(settings, 400)
     assert.equal(body.error.code, 'UNKNOWN_MODEL')
     assert.match(body.error.message, /made-up\/model/)
-    const unchanged = (await (await edge.request('/api/settings/agent-runtime')).json()) as any
+    const unchanged = await okJson(await runtime.$get())
     assert.notEqual(unchanged.configuredModel, 'made-up/model')
 
-    const agent = await edge.request(
-      '/api/agents/implementer',
-      json({ modelOverride: 'also/unknown' }, { method: 'PATCH' }),
-    )
-    assert.equal(agent.status, 400)
-    assert.equal(((await agent.json()) as any).error.code, 'UNKNOWN_MODEL')
+    const implementer = (modelOverride: string | null) =>
+      api.agents[':id'].$patch({ param: { id: 'implementer' }, json: { modelOverride } })
+    const agent = await implementer('also/unknown')
+    assert.equal((await errorJson(agent, 400)).error.code, 'UNKNOWN_MODEL')
 
-    const known = await edge.request(
-      '/api/agents/implementer',
-      json({ modelOverride: 'cx/gpt-5.3-codex-spark' }, { method: 'PATCH' }),
-    )
-    assert.equal(known.status, 200)
-    assert.equal(((await known.json()) as any).modelOverride, 'cx/gpt-5.3-codex-spark')
-    const cleared = await edge.request(
-      '/api/agents/implementer',
-      json({ modelOverride: null }, { method: 'PATCH' }),
-    )
-    assert.equal(((await cleared.json()) as any).modelOverride, null)
+    const known = await implementer('cx/gpt-5.3-codex-spark')
+    assert.equal((await okJson(known, 200)).modelOverride, 'cx/gpt-5.3-codex-spark')
+    const cleared = await implementer(null)
+    assert.equal((await okJson(cleared)).modelOverride, null)
   })
 })
 
@@ -100,34 +82,27 @@ describe('GET /api/models and model checks with the catalog down', () => {
   after(() => stack.stop())
 
   test('the route still answers with the default and a warning', async () => {
-    const res = await stack.edge().request('/api/models')
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
+    const body = await okJson(await typedClient(stack.edge()).api.models.$get(), 200)
     assert.deepEqual(body.models, [body.defaultModel])
     assert.deepEqual(body.contextWindows, {})
-    assert.match(body.warning, /unavailable.*503/)
+    assert.match(body.warning ?? '', /unavailable.*503/)
   })
 
   test('mutations fail open: an unchecked model id is accepted', async () => {
-    const res = await stack
-      .edge()
-      .request(
-        '/api/settings/agent-runtime',
-        json({ configuredModel: 'unverified/model' }, { method: 'PATCH' }),
-      )
-    assert.equal(res.status, 200)
-    assert.equal(((await res.json()) as any).configuredModel, 'unverified/model')
+    const res = await typedClient(stack.edge()).api.settings['agent-runtime'].$patch({
+      json: { configuredModel: 'unverified/model' },
+    })
+    assert.equal((await okJson(res, 200)).configuredModel, 'unverified/model')
   })
 
   test('a stopped compute host also fails open for /api/models', async () => {
-    const { createTestApp } = await import('./support/app.ts')
     const edge = createTestApp({
       db: stack.host.resources.databases.application.db,
       hostUrl: 'http://127.0.0.1:9',
     })
-    const body = (await (await edge.request('/api/models')).json()) as any
+    const body = await okJson(await typedClient(edge).api.models.$get())
     assert.deepEqual(body.models, [body.defaultModel])
-    assert.match(body.warning, /compute host/)
+    assert.match(body.warning ?? '', /compute host/)
   })
 })
 
