@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { boolean, check, jsonb, pgTable, text } from 'drizzle-orm/pg-core'
+import type { BrowserAccess, WorkspaceAccess } from '../agent-enums.ts'
 import { timestamps } from './_columns.ts'
 
-export type WorkspaceAccess = 'none' | 'read-only' | 'read-write'
-export type BrowserAccess = 'none' | 'read-only' | 'interactive'
+export type { BrowserAccess, WorkspaceAccess }
 
 /**
  * The persisted system agents. PostgreSQL is canonical: the compute host builds every run's

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SkillId } from '../ids.ts'
+import { BROWSER_ACCESS_LEVELS, WORKSPACE_ACCESS_LEVELS } from './agent-access.ts'
 import { Line, ModelId, StorableText } from './fields.ts'
 
 /**
@@ -13,8 +14,8 @@ export const AgentId = z
   .max(64)
   .regex(/^[a-z][a-z0-9-]*$/, 'an agent id: lowercase letters, digits and hyphens')
 
-export const WorkspaceAccess = z.enum(['none', 'read-only', 'read-write'])
-export const BrowserAccess = z.enum(['none', 'read-only', 'interactive'])
+export const WorkspaceAccess = z.enum(WORKSPACE_ACCESS_LEVELS)
+export const BrowserAccess = z.enum(BROWSER_ACCESS_LEVELS)
 const Url = z.url({ protocol: /^https?$/ }).max(2_000)
 
 export const Agent = z.object({

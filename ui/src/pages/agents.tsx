@@ -1,5 +1,9 @@
 import { A, useParams } from '@solidjs/router'
 import { createEffect, createSignal, For, on, onMount, Show } from 'solid-js'
+import {
+  BROWSER_ACCESS_LEVELS,
+  WORKSPACE_ACCESS_LEVELS,
+} from '../../../runtime/contracts/agent-access.ts'
 import type {
   Agent,
   AgentSkill,
@@ -9,17 +13,6 @@ import type {
 import { api, ok } from '../api.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import { ConfirmAction, createLoader, createSubmission, StateBadge } from './admin-kit.tsx'
-
-const WORKSPACE_ACCESS = [
-  'none',
-  'read-only',
-  'read-write',
-] as const satisfies readonly Agent['workspaceAccess'][]
-const BROWSER_ACCESS = [
-  'none',
-  'read-only',
-  'interactive',
-] as const satisfies readonly Agent['browserAccess'][]
 
 const AGENT_LABELS: Record<string, string> = {
   displayName: 'Name',
@@ -248,7 +241,7 @@ function AgentEditor(props: {
             value={workspaceAccess()}
             onChange={(e) => setWorkspaceAccess(e.currentTarget.value as Agent['workspaceAccess'])}
           >
-            <For each={WORKSPACE_ACCESS}>{(v) => <option value={v}>{v}</option>}</For>
+            <For each={WORKSPACE_ACCESS_LEVELS}>{(v) => <option value={v}>{v}</option>}</For>
           </select>
         </label>
         <label>
@@ -257,7 +250,7 @@ function AgentEditor(props: {
             value={browserAccess()}
             onChange={(e) => setBrowserAccess(e.currentTarget.value as Agent['browserAccess'])}
           >
-            <For each={BROWSER_ACCESS}>{(v) => <option value={v}>{v}</option>}</For>
+            <For each={BROWSER_ACCESS_LEVELS}>{(v) => <option value={v}>{v}</option>}</For>
           </select>
         </label>
         <label class="check">
