@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { workspaces } from '../db/schema/index.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
 import { roleOf, userMessage } from './support/chat.ts'
 import type { Reply } from './support/scripted-gateway.ts'
@@ -18,6 +19,7 @@ const MODELS = [{ id: ROUTE }, { id: 'titan/local' }, { id: 'cx/gpt-5.3-codex-sp
 describe('chat turns', () => {
   let stack: TestStack
   let url: string
+  let api: Client['api']
   let sessionId: string
   const workspaceId = 'wsp_default'
 
@@ -27,27 +29,29 @@ describe('chat turns', () => {
       hostEnv: { POPAGENT_LOCAL_MODEL_CONCURRENCY: '2', POPAGENT_LOCAL_MODEL_PREFIXES: 'titan/' },
     })
     url = await stack.listen()
+    api = typedClient(url).api
     // Mark each role's prompt so the scripted gateway can tell who is asking, and let every
     // specialist inherit the request's route.
     for (const id of ['orchistrator', 'researcher', 'implementer', 'reviewer']) {
-      const res = await stack
-        .edge()
-        .request(
-          `/api/agents/${id}`,
-          json(
-            { instructions: `ROLE:${id}\nYou are the ${id}.`, modelOverride: null },
-            { method: 'PATCH' },
-          ),
-        )
+      const res = await typedClient(stack.edge()).api.agents[':id'].$patch({
+        param: { id },
+        json: { instructions: `ROLE:${id}\nYou are the ${id}.`, modelOverride: null },
+      })
       assert.equal(res.status, 200)
     }
   })
   after(() => stack.stop())
 
   const newSession = async () => {
-    const res = await fetch(`${url}/api/sessions`, json({ workspaceId }, { method: 'POST' }))
-    return ((await res.json()) as any).id as string
+    return (await okJson(await api.sessions.$post({ json: { workspaceId } }))).id
   }
+  const getSession = async (id: string) => okJson(await api.sessions[':id'].$get({ param: { id } }))
+  const archive = (id: string) =>
+    api.sessions[':id'].$patch({ param: { id }, json: { archived: true } })
+  const listSessions = async (status: 'active' | 'archived') =>
+    (await okJson(await api.sessions.$get({ query: { workspaceId, status } }))).sessions
+  // Parts are open objects (the AI SDK adds kinds); these tests read the fields of known kinds.
+  type Part = { type: string; text?: string; data?: { agentId?: string; status?: string } }
   const send = (body: unknown, signal?: AbortSignal) =>
     fetch(`${url}/api/chat`, { ...json(body, { method: 'POST' }), ...(signal && { signal }) })
 
@@ -111,32 +115,36 @@ describe('chat turns', () => {
       for (const call of calls) assert.equal(call.body.model, ROUTE, roleOf(call))
 
       // Reloading the session shows the same messages and activity.
-      const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as any
+      const session = await getSession(sessionId)
       assert.equal(session.revision, 1)
       assert.equal(session.messages.length, 2)
       const [user, assistant] = session.messages
+      assert.ok(user && assistant)
       assert.equal(user.role, 'user')
       assert.equal(assistant.role, 'assistant')
-      const savedText = assistant.parts
-        .filter((p: any) => p.type === 'text')
-        .map((p: any) => p.text)
+      const parts = assistant.parts as Part[]
+      const savedText = parts
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text)
         .join('')
       assert.equal(savedText, 'All done: fixed and reviewed.')
-      const savedActivity = assistant.parts.filter((p: any) => p.type === 'data-agentActivity')
+      const savedActivity = parts.filter((p) => p.type === 'data-agentActivity')
       assert.deepEqual(
-        savedActivity.map((p: any) => [p.data.agentId, p.data.status]),
+        savedActivity.map((p) => [p.data?.agentId, p.data?.status]),
         [
           ['researcher', 'completed'],
           ['implementer', 'completed'],
           ['reviewer', 'completed'],
         ],
       )
-      assert.match(assistant.metadata.turnId, /^trn_/)
-      assert.match(assistant.metadata.traceId, /^[0-9a-f]{32}$/)
-      assert.ok(
-        assistant.metadata.usage[ROUTE].outputTokens > 0,
-        JSON.stringify(assistant.metadata),
-      )
+      const metadata = assistant.metadata as {
+        turnId: string
+        traceId: string
+        usage: Record<string, { outputTokens: number }>
+      }
+      assert.match(metadata.turnId, /^trn_/)
+      assert.match(metadata.traceId, /^[0-9a-f]{32}$/)
+      assert.ok(metadata.usage[ROUTE]!.outputTokens > 0, JSON.stringify(metadata))
       assert.equal(session.title, 'Fix the parser bug')
     } finally {
       stack.gateway.respondWith(undefined)
@@ -163,7 +171,7 @@ describe('chat turns', () => {
       // The first turn's user message and answer came back from Mastra's thread, not the client.
       assert.ok(history.includes('Fix the parser bug'), history.slice(0, 500))
       assert.ok(history.includes('fixed and reviewed'), history.slice(0, 500))
-      const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as any
+      const session = await getSession(sessionId)
       assert.equal(session.messages.length, 4)
       assert.equal(session.revision, 2)
     } finally {
@@ -198,14 +206,13 @@ describe('chat turns', () => {
       assert.equal(stack.gateway.active(), 0)
       assert.ok(closedMs < 1_000, `gateway connection closed after ${Math.round(closedMs)} ms`)
       // The turn is saved once: the user message and the partial, marked answer.
-      let session: any
-      for (let i = 0; i < 100; i++) {
-        session = await (await fetch(`${url}/api/sessions/${id}`)).json()
-        if (session.messages.length > 0) break
+      let session = await getSession(id)
+      for (let i = 0; i < 100 && session.messages.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 20))
+        session = await getSession(id)
       }
       assert.equal(session.messages.length, 2)
-      assert.equal(session.messages[1].metadata.aborted, true)
+      assert.equal(session.messages[1]?.metadata?.aborted, true)
       assert.equal(stack.host.resources.localModels.queue.stats().active, 0)
     } finally {
       stack.gateway.respondWith(undefined)
@@ -253,9 +260,9 @@ describe('chat turns', () => {
       const error = chunks.find((c) => c.type === 'error')
       assert.ok(error, JSON.stringify(chunks))
       assert.match(error.errorText, /model gateway answered 502/)
-      const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as any
+      const session = await getSession(id)
       assert.equal(session.messages.length, 2)
-      assert.match(session.messages[1].metadata.error, /502/)
+      assert.match(String(session.messages[1]?.metadata?.error), /502/)
       // Mastra's own error line reached the host log, without the provider request it carries.
       const mastra = stack.logs.filter((l) => l.source === 'mastra' && l.statusCode === 502)
       assert.ok(mastra.length > 0, 'Mastra logged through the host logger')
@@ -271,13 +278,11 @@ describe('chat turns', () => {
       workspaceId,
       message: userMessage('x'),
     })
-    assert.equal(missing.status, 404)
-    assert.equal(((await missing.json()) as any).error.code, 'SESSION_NOT_FOUND')
+    assert.equal((await errorJson(missing, 404)).error.code, 'SESSION_NOT_FOUND')
     const id = await newSession()
-    await fetch(`${url}/api/sessions/${id}`, json({ archived: true }, { method: 'PATCH' }))
+    await archive(id)
     const archived = await send({ sessionId: id, workspaceId, message: userMessage('x') })
-    assert.equal(archived.status, 409)
-    assert.equal(((await archived.json()) as any).error.code, 'SESSION_ARCHIVED')
+    assert.equal((await errorJson(archived, 409)).error.code, 'SESSION_ARCHIVED')
     const injected = await send({
       sessionId: id,
       workspaceId,
@@ -299,21 +304,18 @@ describe('chat turns', () => {
     assert.ok((await memory.countMessages(sessionId)) > 0)
     // The delegations of the first turn left one specialist thread each.
     assert.equal((await memory.threadIds([sessionId], agentIds)).length, 4)
-    const res = await fetch(`${url}/api/sessions/${sessionId}`, { method: 'DELETE' })
+    const res = await api.sessions[':id'].$delete({ param: { id: sessionId } })
     assert.equal(res.status, 200)
     assert.equal(await memory.countMessages(sessionId), 0)
     assert.deepEqual(await memory.threadIds([sessionId], agentIds), [])
-    assert.equal((await fetch(`${url}/api/sessions/${sessionId}`)).status, 404)
+    assert.equal((await api.sessions[':id'].$get({ param: { id: sessionId } })).status, 404)
 
     // A second workspace with its own session; deleting the default's sessions leaves it alone.
     await stack.host.resources.databases.application.db
       .insert(workspaces)
       .values({ id: 'wsp_other', name: 'other', path: 'other' })
-    const otherRes = await fetch(
-      `${url}/api/sessions`,
-      json({ workspaceId: 'wsp_other' }, { method: 'POST' }),
-    )
-    const other = ((await otherRes.json()) as any).id
+    const otherRes = await api.sessions.$post({ json: { workspaceId: 'wsp_other' } })
+    const other = (await okJson(otherRes)).id
     stack.gateway.respondWith(() => ({ text: 'kept' }))
     try {
       const turn = await send({
@@ -327,33 +329,24 @@ describe('chat turns', () => {
       stack.gateway.respondWith(undefined)
     }
     const archivedDefault = await newSession()
-    await fetch(
-      `${url}/api/sessions/${archivedDefault}`,
-      json({ archived: true }, { method: 'PATCH' }),
-    )
+    await archive(archivedDefault)
     const defaultIds: string[] = []
-    for (const status of ['active', 'archived']) {
-      const list = (await (
-        await fetch(`${url}/api/sessions?workspaceId=${workspaceId}&status=${status}`)
-      ).json()) as any
-      defaultIds.push(...list.sessions.map((s: any) => s.id))
+    for (const status of ['active', 'archived'] as const) {
+      defaultIds.push(...(await listSessions(status)).map((s) => s.id))
     }
     assert.ok(defaultIds.includes(archivedDefault))
     assert.ok(defaultIds.length > 0)
 
-    const wiped = await fetch(`${url}/api/workspaces/${workspaceId}/sessions`, { method: 'DELETE' })
-    assert.equal(wiped.status, 200)
-    assert.equal(((await wiped.json()) as any).deleted, defaultIds.length)
-    for (const status of ['active', 'archived']) {
-      const list = (await (
-        await fetch(`${url}/api/sessions?workspaceId=${workspaceId}&status=${status}`)
-      ).json()) as any
-      assert.deepEqual(list.sessions, [])
+    const wipe = (id: string) => api.workspaces[':id'].sessions.$delete({ param: { id } })
+    const wiped = await wipe(workspaceId)
+    assert.equal((await okJson(wiped, 200)).deleted, defaultIds.length)
+    for (const status of ['active', 'archived'] as const) {
+      assert.deepEqual(await listSessions(status), [])
     }
     for (const id of defaultIds) assert.equal(await memory.countMessages(id), 0)
-    assert.equal((await fetch(`${url}/api/sessions/${other}`)).status, 200)
+    assert.equal((await api.sessions[':id'].$get({ param: { id: other } })).status, 200)
     assert.ok((await memory.countMessages(other)) > 0)
-    const unknown = await fetch(`${url}/api/workspaces/wsp_nowhere/sessions`, { method: 'DELETE' })
+    const unknown = await wipe('wsp_nowhere')
     assert.equal(unknown.status, 404)
   })
   test('a file part naming a URL is refused with a 400 naming the field, and nothing is ever fetched', async () => {
@@ -399,10 +392,9 @@ describe('chat turns', () => {
       ]
       for (const [field, body] of refused) {
         const res = await send({ sessionId: id, workspaceId, model: ROUTE, message: body })
-        const answer = (await res.json()) as any
-        assert.equal(res.status, 400, JSON.stringify(answer))
+        const answer = await errorJson(res, 400)
         assert.equal(answer.error.code, 'VALIDATION_FAILED')
-        assert.ok(answer.error.data.fields[field], JSON.stringify(answer.error.data))
+        assert.ok(answer.error.data?.fields?.[field], JSON.stringify(answer.error.data))
         // The host refuses it too, should anything reach it without the edge.
         const host = await fetch(`${stack.host.url}/internal/chat`, {
           ...json({ sessionId: id, workspaceId, model: ROUTE, message: body }, { method: 'POST' }),
@@ -422,7 +414,7 @@ describe('chat turns', () => {
         assert.equal(res.status, 200, await res.clone().text())
         await readUiStream(res)
       }
-      const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as any
+      const session = await getSession(id)
       assert.equal(session.messages.length, 6)
       assert.equal(connections, 0, 'the server connected to the URL a client named')
     } finally {
