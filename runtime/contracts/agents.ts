@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { SkillId } from '../ids.ts'
-import { BROWSER_ACCESS_LEVELS, WORKSPACE_ACCESS_LEVELS } from './agent-access.ts'
+import { BROWSER_ACCESS_LEVELS, WORKSPACE_ACCESS_LEVELS } from './agent-enums.ts'
 import { Line, ModelId, StorableText } from './fields.ts'
 
 /**

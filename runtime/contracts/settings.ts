@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MODEL_SOURCES } from './agent-enums.ts'
 import { ModelId, StorableText } from './fields.ts'
 
 /**
@@ -9,7 +10,7 @@ import { ModelId, StorableText } from './fields.ts'
 const nonEmpty = (v: object) => Object.keys(v).length > 0
 const EMPTY = { message: 'give at least one setting to change' }
 
-export const ModelSource = z.enum(['configured', 'local', 'free-coding-auto'])
+export const ModelSource = z.enum(MODEL_SOURCES)
 
 export const AgentRuntimeSettingsPatch = z
   .strictObject({

@@ -3,7 +3,7 @@ import { createEffect, createSignal, For, on, onMount, Show } from 'solid-js'
 import {
   BROWSER_ACCESS_LEVELS,
   WORKSPACE_ACCESS_LEVELS,
-} from '../../../runtime/contracts/agent-access.ts'
+} from '../../../runtime/contracts/agent-enums.ts'
 import type {
   Agent,
   AgentSkill,

@@ -1,6 +1,6 @@
 import { createSignal, For, Match, onMount, Show, Switch, type JSX } from 'solid-js'
+import { MODEL_SOURCES } from '../../../runtime/contracts/agent-enums.ts'
 import type {
-  AgentRuntimeSettings,
   AgentRuntimeSettingsPatch,
   AutonomySettingsPatch,
   BrowserSettingsPatch,
@@ -22,12 +22,6 @@ type Field<K extends string> = { key: K; label: string; hint?: string } & (
 )
 type Group<K extends string> = { legend: string; fields: Field<K>[] }
 type Values = Record<string, unknown>
-
-const MODEL_SOURCES = [
-  'configured',
-  'local',
-  'free-coding-auto',
-] as const satisfies readonly AgentRuntimeSettings['modelSource'][]
 
 const AGENT_RUNTIME: Group<keyof AgentRuntimeSettingsPatch>[] = [
   {
