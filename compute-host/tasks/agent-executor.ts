@@ -36,10 +36,18 @@ export function createAgentExecutor(deps: AgentRunDeps): TaskExecutor {
     })
     const supervisor = { id: run.team.supervisor.id, name: run.team.supervisor.name }
     let step = 0
+    // An error Mastra reports only through the callback (a memory processor that met a restarting
+    // database, a step that failed mid-stream): the stream then ends with no text and no `error`,
+    // and the attempt must fail with this error, classified, rather than as an unexplained
+    // empty answer.
+    let streamError: unknown
     try {
       if (run.preflight) void context.record({ kind: 'repo-brief', text: run.preflight.text })
       const output = await run.team.supervisor.stream([{ role: 'user', content: task.prompt }], {
         ...run.options({ thread: task.sessionId ?? `task-${task.id}`, signal: context.signal }),
+        onError: ({ error }) => {
+          streamError ??= error
+        },
         onStepFinish: (result) => {
           step += 1
           void context.record({
@@ -61,6 +69,7 @@ export function createAgentExecutor(deps: AgentRunDeps): TaskExecutor {
       if (context.signal.aborted) throw context.signal.reason
       if (output.error) throw output.error
       if (!text.trim()) {
+        if (streamError) throw streamError
         throw new TaskFailure('unknown', 'the supervisor finished without a final answer')
       }
       usage.add(run.route, await output.totalUsage)

@@ -119,6 +119,36 @@ const NODE_POSTGRES_MESSAGES = [
   /^Connection terminated due to connection timeout$/,
 ]
 
+/**
+ * Texts that name a dependency outage, for wrappers that keep only their cause's message: Mastra's
+ * processor workflows throw a fresh `MastraError` ("Processor workflow … failed with status:
+ * failed — <cause's message>; step …: <cause's message>") with no `cause`, which is how an
+ * observational-memory step that met a restarting PostgreSQL used to end a task as `unknown`.
+ * They are read only when no structured signal exists anywhere in the error.
+ */
+const OUTAGE_TEXTS: Array<[RegExp, ErrorClass]> = [
+  [/terminating connection due to administrator command/, 'database'],
+  [/the database system is (shutting down|starting up|in recovery mode)/, 'database'],
+  [/sorry, too many clients already/, 'database'],
+  [/Connection terminated( unexpectedly|)\b/, 'database'],
+  [/Client has encountered a connection error and is not queryable/, 'database'],
+  [/timeout exceeded when trying to connect/, 'database'],
+  [
+    /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND)\b/,
+    'infrastructure',
+  ],
+  [/\bother side closed\b/, 'infrastructure'],
+]
+
+function fromText(e: Shape): Classification | undefined {
+  if (typeof e.message !== 'string') return undefined
+  for (const [pattern, errorClass] of OUTAGE_TEXTS) {
+    const match = e.message.match(pattern)
+    if (match) return { errorClass, signal: `message "${match[0]}"` }
+  }
+  return undefined
+}
+
 /** SQLSTATE classes the database recovers from: connection, resources, operator intervention. */
 const TRANSIENT_SQLSTATE = /^(08|53|57|58)/
 // Serialization failure and deadlock: the same statement succeeds when retried.
@@ -218,13 +248,14 @@ function inner(e: Shape): unknown[] {
 }
 
 /**
- * The class of a failure and the signal that decided it. Breadth first over the wrapped errors
- * (a wrapper's own status is less specific than its cause's errno only when it has none), at most
- * 32 nodes, cycles ignored.
+ * The class of a failure and the signal that decided it. Breadth first over the wrapped errors, at
+ * most 32 nodes, cycles ignored: the first structured signal (code, SQLSTATE, errno, status)
+ * wins; then an outage named in a message; then what a wrapper says of itself.
  */
 export function classifyError(error: unknown): Classification {
   const seen = new Set<unknown>()
   const queue: unknown[] = [error]
+  let text: Classification | undefined
   let weak: Classification | undefined
   while (queue.length > 0 && seen.size < 32) {
     const e = queue.shift()
@@ -232,10 +263,11 @@ export function classifyError(error: unknown): Classification {
     seen.add(e)
     const found = own(e as Shape)
     if (found) return found
+    text ??= fromText(e as Shape)
     weak ??= fallback(e as Shape)
     queue.push(...inner(e as Shape))
   }
-  return weak ?? { errorClass: 'unknown', signal: 'none' }
+  return text ?? weak ?? { errorClass: 'unknown', signal: 'none' }
 }
 
 export function classify(error: unknown): ErrorClass {
