@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { connectPostgresJs } from '../db/connect-postgres.ts'
+import type { Db } from '../db/index.ts'
 import { parseHostEnv } from '../compute-host/env.ts'
 import { startComputeHost, type ComputeHost } from '../compute-host/main.ts'
 import { createLogger } from '../compute-host/log.ts'
@@ -12,6 +13,7 @@ import {
 } from './support/database.ts'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
 import { startScriptedGateway, type ScriptedGateway } from './support/scripted-gateway.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const quietLog = createLogger({ secrets: [], write: () => {} })
 
@@ -40,25 +42,25 @@ describe('GET /api/health', () => {
     await observability.drop()
   })
 
-  const edge = (
-    overrides: { observabilityDb?: any; db?: any; hostUrl?: string; hostToken?: string } = {},
+  const health = (
+    overrides: { observabilityDb?: Db; db?: Db; hostUrl?: string; hostToken?: string } = {},
   ) =>
-    createTestApp({
-      db: overrides.db ?? host.resources.databases.application.db,
-      observabilityDb: overrides.observabilityDb ?? host.resources.databases.observability.db,
-      hostUrl: overrides.hostUrl ?? host.url,
-      hostToken: overrides.hostToken ?? host.token,
-    })
+    typedClient(
+      createTestApp({
+        db: overrides.db ?? host.resources.databases.application.db,
+        observabilityDb: overrides.observabilityDb ?? host.resources.databases.observability.db,
+        hostUrl: overrides.hostUrl ?? host.url,
+        hostToken: overrides.hostToken ?? host.token,
+      }),
+    ).api.health.$get()
 
   test('200 when both databases answer, with the host and the gateway reported', async () => {
-    const res = await edge().request('/api/health')
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
+    const body = await okJson(await health(), 200)
     assert.equal(body.status, 'ok')
     assert.equal(body.databases.application.ok, true)
     assert.equal(body.databases.observability.ok, true)
     assert.equal(body.computeHost.reachable, true)
-    assert.equal(body.gateway.reachable, true)
+    assert.equal(body.gateway?.reachable, true)
     assert.deepEqual(body.localModels, { limit: 2, active: 0, queued: 0 })
     // The sandbox is reported as this machine's self-test finds it, with the reason when off.
     assert.deepEqual(body.sandbox, await checkSandbox())
@@ -71,9 +73,7 @@ describe('GET /api/health', () => {
   test('503 naming the observability database when only it is down', async () => {
     const down = connectPostgresJs('postgres://postgres@127.0.0.1:1/none', { max: 1 })
     try {
-      const res = await edge({ observabilityDb: down.db }).request('/api/health')
-      const body = (await res.json()) as any
-      assert.equal(res.status, 503)
+      const body = await errorJson(await health({ observabilityDb: down.db }), 503)
       assert.equal(body.error.code, 'NOT_READY')
       assert.match(body.error.message, /^observability database/)
       assert.equal(body.databases.application.ok, true)
@@ -86,9 +86,7 @@ describe('GET /api/health', () => {
   test('503 naming the application database when it is down', async () => {
     const down = connectPostgresJs('postgres://postgres@127.0.0.1:1/none', { max: 1 })
     try {
-      const res = await edge({ db: down.db }).request('/api/health')
-      const body = (await res.json()) as any
-      assert.equal(res.status, 503)
+      const body = await errorJson(await health({ db: down.db }), 503)
       assert.match(body.error.message, /^application database/)
     } finally {
       await down.close()
@@ -100,9 +98,7 @@ describe('GET /api/health', () => {
       { hostUrl: 'http://127.0.0.1:1' },
       { hostToken: 'not-the-host-token-000000' },
     ]) {
-      const res = await edge(overrides).request('/api/health')
-      const body = (await res.json()) as any
-      assert.equal(res.status, 200)
+      const body = await okJson(await health(overrides), 200)
       assert.equal(body.computeHost.reachable, false)
       assert.equal(typeof body.computeHost.error, 'string')
       assert.equal(body.gateway, null)

@@ -61,12 +61,24 @@ export async function okJson<R extends ClientResponse<unknown, number, 'json'> |
   return body
 }
 
-/** Reads an error body, failing with the body in the message when the status is not `status`. */
-export async function errorJson(
-  res: ClientResponse<unknown, number, 'json'> | Response,
-  status?: number,
-): Promise<WireError> {
-  const body = (await res.json()) as WireError
+/** The body a route declares for `status` (a 409 with the current session, a 503 health report). */
+type DeclaredAt<R, S> =
+  R extends ClientResponse<infer T, infer U, 'json'> ? (U extends S ? T : never) : never
+
+/** The wire error, with what the route declares for that status when it declares anything. */
+export type ErrorBody<R, S = never> = [DeclaredAt<R, S>] extends [never]
+  ? WireError
+  : DeclaredAt<R, S> & WireError
+
+/**
+ * Reads an error body, failing with the body in the message when the status is not `status` (or,
+ * without one, is a success).
+ */
+export async function errorJson<
+  R extends ClientResponse<unknown, number, 'json'> | Response,
+  S extends number = never,
+>(res: R, status?: S): Promise<ErrorBody<R, S>> {
+  const body = (await res.json()) as ErrorBody<R, S>
   if (status !== undefined) assert.equal(res.status, status, JSON.stringify(body))
   else assert.ok(!res.ok, `${res.status}: ${JSON.stringify(body)}`)
   assert.equal(typeof body.error?.code, 'string', JSON.stringify(body))
