@@ -5,6 +5,7 @@ import { createRunContext } from '../compute-host/agents/run-context.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 
 describe('agent factory', () => {
   let stack: TestStack
@@ -81,11 +82,15 @@ describe('agent factory', () => {
       ),
     )
     assert.equal(patched.status, 200, await patched.clone().text())
-    const { skills } = (await (await edge.request('/api/agents/implementer/skills')).json()) as any
-    const disabled = await edge.request(
-      `/api/agents/implementer/skills/${skills[0].id}`,
-      json({ enabled: false }, { method: 'PATCH' }),
+    const { api } = typedClient(edge)
+    const implementerParam = { id: 'implementer' }
+    const { skills } = await okJson(
+      await api.agents[':id'].skills.$get({ param: implementerParam }),
     )
+    const disabled = await api.agents[':id'].skills[':skillId'].$patch({
+      param: { ...implementerParam, skillId: skills[0]!.id },
+      json: { enabled: false },
+    })
     assert.equal(disabled.status, 200)
 
     const next = await stack.host.resources.agents.build()
@@ -98,7 +103,7 @@ describe('agent factory', () => {
     )
     assert.equal(await modelIdOf(implementer, requestContext), 'cx/gpt-5.3-codex-spark')
     const skillNames = (await implementer.listSkills({ requestContext })).map((s) => s.name)
-    assert.deepEqual(skillNames, [skills[1].name])
+    assert.deepEqual(skillNames, [skills[1]?.name])
     // The run that was already built keeps what it started with.
     const earlier = previous.specialists.implementer!
     assert.notEqual(await earlier.getInstructions({ requestContext }), instructions)
@@ -131,7 +136,9 @@ describe('agent factory', () => {
       .filter((m: any) => m.role === 'system')
       .map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
       .join('\n')
-    const row = (await (await stack.edge().request('/api/agents/orchistrator')).json()) as any
+    const row = await okJson(
+      await typedClient(stack.edge()).api.agents[':id'].$get({ param: { id: 'orchistrator' } }),
+    )
     assert.ok(
       system.includes(row.instructions.slice(0, 200)),
       'the row instructions are the prompt',

@@ -9,6 +9,7 @@ import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
 import { postChat, roleOf } from './support/chat.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 
 const ROUTE = 'remote/selected'
 // With tool choice 'none' the provider leaves the tools out of the request altogether.
@@ -52,8 +53,8 @@ describe('delegation bounds', () => {
   after(() => stack.stop())
 
   async function turn(respond: (r: RecordedRequest) => Reply | undefined) {
-    const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
-    const sessionId = ((await created.json()) as any).id
+    const created = await typedClient(url).api.sessions.$post({ json: {} })
+    const sessionId = (await okJson(created)).id
     const seen = stack.gateway.requests.length
     stack.gateway.respondWith(respond)
     try {
