@@ -4,53 +4,50 @@ import { after, before, describe, test } from 'node:test'
 import { migrateDatabase } from '../compute-host/database/migrate.ts'
 import { createTestApp, json } from './support/app.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
+import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
 
 describe('settings singletons', () => {
   let database: TestDatabase
-  let request: (path: string, init?: RequestInit) => Promise<any>
+  let api: Client['api']['settings']
+  // For bodies the contract refuses, which the typed client would not let through.
+  let raw: (path: string, body: object) => Promise<Response>
   before(async () => {
     database = await createTestDatabase()
     const app = createTestApp({ db: database.db })
-    request = async (path, init) => {
-      const res = await app.request(`/api/settings${path}`, init)
-      return { status: res.status, body: await res.json() }
-    }
+    api = typedClient(app).api.settings
+    raw = async (path, body) => app.request(`/api/settings${path}`, json(body, { method: 'PATCH' }))
   })
+  const runtime = async () => okJson(await api['agent-runtime'].$get(), 200)
   after(() => database.drop())
 
   test('each singleton reads back its seeded values', async () => {
-    const runtime = await request('/agent-runtime')
-    assert.equal(runtime.status, 200)
-    assert.equal(runtime.body.modelSource, 'local')
-    assert.equal(runtime.body.effectiveDefaultModel, runtime.body.localModel)
-    assert.ok(!('singleton' in runtime.body))
-    assert.equal((await request('/memory')).body.enabled, true)
-    assert.equal((await request('/autonomy')).body.selfUpdateEnabled, false)
-    assert.deepEqual(Object.keys((await request('/browser')).body).sort(), ['enabled', 'updatedAt'])
+    const seeded = await runtime()
+    assert.equal(seeded.modelSource, 'local')
+    assert.equal(seeded.effectiveDefaultModel, seeded.localModel)
+    assert.ok(!('singleton' in seeded))
+    assert.equal((await okJson(await api.memory.$get())).enabled, true)
+    assert.equal((await okJson(await api.autonomy.$get())).selfUpdateEnabled, false)
+    const browser = await okJson(await api.browser.$get())
+    assert.deepEqual(Object.keys(browser).sort(), ['enabled', 'updatedAt'])
   })
 
   test('a PATCH changes only the named fields and the next read sees it', async () => {
-    const before = (await request('/agent-runtime')).body
-    const patched = await request(
-      '/agent-runtime',
-      json(
-        {
-          modelSource: 'configured',
-          configuredModel: 'cx/gpt-5.3-codex-spark',
-          supervisorMaxSteps: 30,
-        },
-        { method: 'PATCH' },
-      ),
-    )
-    assert.equal(patched.status, 200)
-    assert.equal(patched.body.effectiveDefaultModel, 'cx/gpt-5.3-codex-spark')
-    const after = (await request('/agent-runtime')).body
+    const before = await runtime()
+    const patched = await api['agent-runtime'].$patch({
+      json: {
+        modelSource: 'configured',
+        configuredModel: 'cx/gpt-5.3-codex-spark',
+        supervisorMaxSteps: 30,
+      },
+    })
+    assert.equal((await okJson(patched, 200)).effectiveDefaultModel, 'cx/gpt-5.3-codex-spark')
+    const after = await runtime()
     assert.equal(after.supervisorMaxSteps, 30)
     assert.equal(after.specialistMaxSteps, before.specialistMaxSteps)
     assert.ok(after.updatedAt >= before.updatedAt)
-    const browser = await request('/browser', json({ enabled: true }, { method: 'PATCH' }))
-    assert.equal(browser.body.enabled, true)
-    assert.equal((await request('/browser')).body.enabled, true)
+    const browser = await okJson(await api.browser.$patch({ json: { enabled: true } }))
+    assert.equal(browser.enabled, true)
+    assert.equal((await okJson(await api.browser.$get())).enabled, true)
   })
 
   test('invalid changes are refused with the field named, and nothing is written', async () => {
@@ -63,41 +60,39 @@ describe('settings singletons', () => {
       ['/memory', { activateAfterIdle: 'soon' }, 'activateAfterIdle'],
       ['/autonomy', { selfUpdateEnabled: 'yes' }, 'selfUpdateEnabled'],
     ]
-    const snapshot = (await request('/agent-runtime')).body
+    const snapshot = await runtime()
     for (const [path, body, field] of cases) {
-      const res = await request(path, json(body, { method: 'PATCH' }))
+      const res = await raw(path, body)
       assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}`)
-      assert.ok(res.body.error.data.fields[field], JSON.stringify(res.body))
+      const refused = await errorJson(res, 400)
+      assert.ok(refused.error.data?.fields?.[field], JSON.stringify(refused))
     }
-    assert.deepEqual((await request('/agent-runtime')).body, snapshot)
+    assert.deepEqual(await runtime(), snapshot)
   })
 
   test('memory refuses shared budgets while async buffering is on, judged against the stored row', async () => {
-    const conflict = await request('/memory', json({ shareTokenBudget: true }, { method: 'PATCH' }))
-    assert.equal(conflict.status, 400)
-    assert.equal(conflict.body.error.code, 'MEMORY_SETTINGS_CONFLICT')
-    const ok = await request(
-      '/memory',
-      json({ shareTokenBudget: true, asyncBuffering: false }, { method: 'PATCH' }),
-    )
-    assert.equal(ok.status, 200)
-    assert.equal(ok.body.shareTokenBudget, true)
+    const conflict = await api.memory.$patch({ json: { shareTokenBudget: true } })
+    assert.equal((await errorJson(conflict, 400)).error.code, 'MEMORY_SETTINGS_CONFLICT')
+    const ok = await api.memory.$patch({ json: { shareTokenBudget: true, asyncBuffering: false } })
+    assert.equal((await okJson(ok, 200)).shareTokenBudget, true)
   })
 
   test('a deleted row is a clear configuration error, never silently restored', async () => {
     await database.db.execute(sql`delete from popagent_autonomy_settings`)
-    for (const init of [undefined, json({ evolutionEnabled: true }, { method: 'PATCH' })]) {
-      const res = await request('/autonomy', init)
-      assert.equal(res.status, 500)
-      assert.equal(res.body.error.code, 'SETTINGS_MISSING')
-      assert.match(res.body.error.message, /popagent_autonomy_settings.*never recreated/)
+    for (const send of [
+      () => api.autonomy.$get(),
+      () => api.autonomy.$patch({ json: { evolutionEnabled: true } }),
+    ]) {
+      const body = await errorJson(await send(), 500)
+      assert.equal(body.error.code, 'SETTINGS_MISSING')
+      assert.match(body.error.message, /popagent_autonomy_settings.*never recreated/)
     }
     await migrateDatabase(database.handle)
     assert.equal(
-      (await request('/autonomy')).body.error.code,
+      (await errorJson(await api.autonomy.$get())).error.code,
       'SETTINGS_MISSING',
       'a restart does not reseed it',
     )
-    assert.equal((await request('/browser')).status, 200, 'the other singletons are unaffected')
+    assert.equal((await api.browser.$get()).status, 200, 'the other singletons are unaffected')
   })
 })
