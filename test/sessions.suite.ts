@@ -4,8 +4,12 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Session, SessionSummary } from '../runtime/contracts/sessions.ts'
-import { json } from './support/app.ts'
+import type {
+  CreateSessionInput,
+  PatchSessionInput,
+  SaveSessionInput,
+} from '../runtime/contracts/sessions.ts'
+import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
 
 type Request = (path: string, init?: RequestInit) => Response | Promise<Response>
 export type SuiteContext = { request: Request; close: () => Promise<void> }
@@ -24,16 +28,17 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
     })
     after(() => ctx.close())
 
-    const call = async <T = any>(path: string, init?: RequestInit) => {
-      const res = await ctx.request(`/api/sessions${path}`, init)
-      return { status: res.status, body: (await res.json()) as T }
-    }
-    const create = async (body: object = {}) => {
-      const res = await call<Session>('', json(body, { method: 'POST' }))
-      assert.equal(res.status, 201)
-      return res.body
-    }
-    const save = (id: string, body: object) => call(`/${id}`, json(body, { method: 'PUT' }))
+    let api: Client['api']['sessions']
+    before(() => {
+      api = typedClient(ctx).api.sessions
+    })
+    const get = (id: string) => api[':id'].$get({ param: { id } })
+    const create = async (json: CreateSessionInput = {}) => okJson(await api.$post({ json }), 201)
+    const save = (id: string, json: SaveSessionInput) => api[':id'].$put({ param: { id }, json })
+    const patch = (id: string, json: PatchSessionInput) =>
+      api[':id'].$patch({ param: { id }, json })
+    const list = async (query: { status?: 'active' | 'archived'; workspaceId?: string } = {}) =>
+      (await okJson(await api.$get({ query }), 200)).sessions
 
     test('a new session lives in the default workspace at revision 0', async () => {
       const session = await create()
@@ -42,36 +47,34 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
       assert.equal(session.revision, 0)
       assert.equal(session.title, 'New chat')
       assert.equal(session.titleLocked, false)
-      const loaded = await call<Session>(`/${session.id}`)
-      assert.equal(loaded.status, 200)
-      assert.deepEqual(loaded.body, session)
+      const loaded = await okJson(await get(session.id), 200)
+      assert.deepEqual(loaded, session)
     })
 
     test('creating a session in an unknown workspace is a 404, not a 500', async () => {
-      const res = await call('', json({ workspaceId: 'wsp_nosuchthing' }, { method: 'POST' }))
-      assert.equal(res.status, 404)
-      assert.equal(res.body.error.code, 'WORKSPACE_NOT_FOUND')
+      const res = await api.$post({ json: { workspaceId: 'wsp_nosuchthing' } })
+      assert.equal((await errorJson(res, 404)).error.code, 'WORKSPACE_NOT_FOUND')
     })
 
     test('a save stores the messages and increments the revision', async () => {
       const session = await create()
       const res = await save(session.id, { revision: 0, messages: [message('m1', 'hello')] })
-      assert.equal(res.status, 200)
-      assert.equal(res.body.revision, 1)
-      assert.equal(res.body.messageCount, 1)
-      const loaded = await call<Session>(`/${session.id}`)
-      assert.deepEqual(loaded.body.messages, [message('m1', 'hello')])
+      const saved = await okJson(res, 200)
+      assert.equal(saved.revision, 1)
+      assert.equal(saved.messageCount, 1)
+      const loaded = await okJson(await get(session.id))
+      assert.deepEqual(loaded.messages, [message('m1', 'hello')])
     })
 
     test('a stale save gets 409 with the current session and changes nothing', async () => {
       const session = await create()
       await save(session.id, { revision: 0, messages: [message('m1', 'first')] })
       const stale = await save(session.id, { revision: 0, messages: [message('m2', 'lost?')] })
-      assert.equal(stale.status, 409)
-      assert.equal(stale.body.error.code, 'REVISION_CONFLICT')
-      assert.equal(stale.body.error.message, 'revision conflict')
-      assert.equal(stale.body.session.revision, 1)
-      assert.deepEqual(stale.body.session.messages, [message('m1', 'first')])
+      const body = await errorJson(stale, 409)
+      assert.equal(body.error.code, 'REVISION_CONFLICT')
+      assert.equal(body.error.message, 'revision conflict')
+      assert.equal(body.session.revision, 1)
+      assert.deepEqual(body.session.messages, [message('m1', 'first')])
     })
 
     test('of two saves with the same revision exactly one wins and no update is lost', async () => {
@@ -84,22 +87,27 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
         )
         const statuses = results.map((r) => r.status).sort()
         assert.deepEqual(statuses, [200, 409])
-        const winner = results.find((r) => r.status === 200)!
-        const loser = results.find((r) => r.status === 409)!
+        const winner = await okJson(
+          results.find((r) => r.status === 200)!,
+          200,
+        )
+        const loser = await errorJson(
+          results.find((r) => r.status === 409)!,
+          409,
+        )
         // The loser is handed exactly what the winner wrote, so it can merge and retry.
-        assert.deepEqual(loser.body.session.messages, winner.body.messages)
-        assert.equal(loser.body.session.revision, round + 1)
+        assert.deepEqual(loser.session.messages, winner.messages)
+        assert.equal(loser.session.revision, round + 1)
       }
-      const final = await call<Session>(`/${session.id}`)
-      assert.equal(final.body.revision, 5)
+      const final = await okJson(await get(session.id))
+      assert.equal(final.revision, 5)
     })
 
     test('a revision past the int4 range is a 400 naming the field, not a 500', async () => {
       const session = await create()
       for (const revision of [2_147_483_648, 2 ** 53, -1]) {
-        const res = await save(session.id, { revision, messages: [] })
-        assert.equal(res.status, 400, JSON.stringify(res.body))
-        assert.ok(res.body.error.data.fields.revision, JSON.stringify(res.body.error))
+        const body = await errorJson(await save(session.id, { revision, messages: [] }), 400)
+        assert.ok(body.error.data?.fields?.revision, JSON.stringify(body.error))
       }
       // The largest int4 is a valid revision: merely a stale one here.
       const stale = await save(session.id, { revision: 2_147_483_647, messages: [] })
@@ -108,8 +116,7 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
 
     test('a save of a missing session is a 404', async () => {
       const res = await save('ses_00000000000000000000000000', { revision: 0, messages: [] })
-      assert.equal(res.status, 404)
-      assert.equal(res.body.error.code, 'SESSION_NOT_FOUND')
+      assert.equal((await errorJson(res, 404)).error.code, 'SESSION_NOT_FOUND')
     })
 
     test('a rename locks the title against later saves; before it, saves may set the title', async () => {
@@ -119,39 +126,25 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
         messages: [],
         title: 'From first message',
       })
-      assert.equal(titled.body.title, 'From first message')
-      const renamed = await call<Session>(
-        `/${session.id}`,
-        json({ title: 'My name' }, { method: 'PATCH' }),
-      )
-      assert.equal(renamed.status, 200)
-      assert.equal(renamed.body.title, 'My name')
-      assert.equal(renamed.body.titleLocked, true)
-      assert.equal(renamed.body.revision, 1, 'a rename does not invalidate an open editor')
+      assert.equal((await okJson(titled)).title, 'From first message')
+      const renamed = await okJson(await patch(session.id, { title: 'My name' }), 200)
+      assert.equal(renamed.title, 'My name')
+      assert.equal(renamed.titleLocked, true)
+      assert.equal(renamed.revision, 1, 'a rename does not invalidate an open editor')
       const saved = await save(session.id, { revision: 1, messages: [], title: 'Suggested later' })
-      assert.equal(saved.status, 200)
-      assert.equal(saved.body.title, 'My name')
+      assert.equal((await okJson(saved, 200)).title, 'My name')
     })
 
     test('archive moves a session to the archived list and restore brings it back', async () => {
       const session = await create({ title: 'archive me' })
-      const ids = async (status: string) =>
-        (await call<{ sessions: SessionSummary[] }>(`?status=${status}`)).body.sessions.map(
-          (s) => s.id,
-        )
+      const ids = async (status: 'active' | 'archived') => (await list({ status })).map((s) => s.id)
       assert.ok((await ids('active')).includes(session.id))
-      const archived = await call<Session>(
-        `/${session.id}`,
-        json({ archived: true }, { method: 'PATCH' }),
-      )
-      assert.ok(archived.body.archivedAt)
+      const archived = await okJson(await patch(session.id, { archived: true }))
+      assert.ok(archived.archivedAt)
       assert.ok(!(await ids('active')).includes(session.id))
       assert.ok((await ids('archived')).includes(session.id))
-      const restored = await call<Session>(
-        `/${session.id}`,
-        json({ archived: false }, { method: 'PATCH' }),
-      )
-      assert.equal(restored.body.archivedAt, null)
+      const restored = await okJson(await patch(session.id, { archived: false }))
+      assert.equal(restored.archivedAt, null)
       assert.ok((await ids('active')).includes(session.id))
       assert.ok(!(await ids('archived')).includes(session.id))
     })
@@ -159,20 +152,18 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
     test('lists are newest first, filter by workspace and never exceed 200 rows', async () => {
       const first = await create({ title: 'older' })
       const second = await create({ title: 'newer' })
-      const list = (await call<{ sessions: SessionSummary[] }>('')).body.sessions
+      const sessions = await list()
       assert.ok(
-        list.findIndex((s) => s.id === second.id) < list.findIndex((s) => s.id === first.id),
+        sessions.findIndex((s) => s.id === second.id) <
+          sessions.findIndex((s) => s.id === first.id),
       )
-      assert.ok(!('messages' in list[0]!), 'lists carry summaries, not messages')
-      const other = await call<{ sessions: SessionSummary[] }>('?workspaceId=wsp_elsewhere')
-      assert.equal(other.status, 200)
-      assert.deepEqual(other.body.sessions, [])
+      assert.ok(!('messages' in sessions[0]!), 'lists carry summaries, not messages')
+      assert.deepEqual(await list({ workspaceId: 'wsp_elsewhere' }), [])
       await Promise.all(Array.from({ length: 205 }, () => create()))
-      const capped = await call<{ sessions: SessionSummary[] }>('?workspaceId=wsp_default')
-      assert.equal(capped.body.sessions.length, 200)
-      const limited = await call<{ sessions: SessionSummary[] }>('?limit=3')
-      assert.equal(limited.body.sessions.length, 3)
-      const over = await call('?limit=201')
+      assert.equal((await list({ workspaceId: 'wsp_default' })).length, 200)
+      const limited = await okJson(await api.$get({ query: { limit: '3' } }))
+      assert.equal(limited.sessions.length, 3)
+      const over = await api.$get({ query: { limit: '201' } })
       assert.equal(over.status, 400)
     })
 
@@ -181,14 +172,11 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
     // row stays rather than leaving memory behind.
     test('delete without a reachable compute host is refused and keeps the session', async () => {
       const session = await create()
-      const res = await call(`/${session.id}`, { method: 'DELETE' })
-      assert.equal(res.status, 503)
-      assert.equal(res.body.error.code, 'COMPUTE_HOST_UNAVAILABLE')
-      assert.equal((await call(`/${session.id}`)).status, 200)
-      assert.equal(
-        (await call('/ses_01JD0000000000000000000000', { method: 'DELETE' })).status,
-        404,
-      )
+      const remove = (id: string) => api[':id'].$delete({ param: { id } })
+      const res = await remove(session.id)
+      assert.equal((await errorJson(res, 503)).error.code, 'COMPUTE_HOST_UNAVAILABLE')
+      assert.equal((await get(session.id)).status, 200)
+      assert.equal((await remove('ses_01JD0000000000000000000000')).status, 404)
     })
   })
 }

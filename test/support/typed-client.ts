@@ -14,7 +14,7 @@ export type Client = ReturnType<typeof hc<AppType>>
 
 /** Anything with Hono's `request()`: the app from `createTestApp()` or `stack.edge()`. */
 type InProcess = {
-  request: (input: RequestInfo | URL, init?: RequestInit) => Response | Promise<Response>
+  request: (input: string, init?: RequestInit) => Response | Promise<Response>
 }
 
 /**
@@ -27,7 +27,9 @@ export function typedClient(edge: InProcess | string, options: { apiKey?: string
   // A loopback name: the edge answers only names it knows (handlers/middleware/allowed-hosts.ts).
   return hc<AppType>('http://localhost', {
     ...(headers && { headers }),
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => edge.request(input, init),
+    // hc asks for a URL string; a Request or URL is read back to one all the same.
+    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+      edge.request(input instanceof Request ? input.url : String(input), init),
   })
 }
 
