@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { app } from '../handlers/app.ts'
 import { createTestApp, json } from './support/app.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
+import { errorJson, typedClient, type WireError } from './support/typed-client.ts'
 
 const API_KEY = 'test-api-key-0123456789abcdef'
 
@@ -22,7 +23,7 @@ function apiRoutes() {
     .filter((r) => !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`))
 }
 
-function assertErrorShape(body: any, code?: string) {
+function assertErrorShape(body: WireError, code?: string) {
   assert.equal(typeof body?.error?.code, 'string', `error code in ${JSON.stringify(body)}`)
   assert.equal(typeof body.error.message, 'string')
   assert.ok(!JSON.stringify(body).includes('    at '), 'no stack trace on the wire')
@@ -33,9 +34,10 @@ describe('the API contract', () => {
   let database: TestDatabase
   let request: (path: string, init?: RequestInit) => Promise<Response>
   let requestNoAuth: (path: string, init?: RequestInit) => Promise<Response>
+  let withKey: ReturnType<typeof createTestApp>
   before(async () => {
     database = await createTestDatabase()
-    const withKey = createTestApp({ db: database.db, apiKey: API_KEY, maxBodyBytes: 64 * 1024 })
+    withKey = createTestApp({ db: database.db, apiKey: API_KEY, maxBodyBytes: 64 * 1024 })
     const withoutKey = createTestApp({ db: database.db, maxBodyBytes: 64 * 1024 })
     request = async (path, init = {}) => withKey.request(path, init)
     requestNoAuth = async (path, init = {}) => withoutKey.request(path, init)
@@ -68,7 +70,7 @@ describe('the API contract', () => {
   })
 
   test('the right key is accepted and the public UI needs none', async () => {
-    const res = await request('/api/sessions', { headers: { 'x-popagent-key': API_KEY } })
+    const res = await typedClient(withKey, { apiKey: API_KEY }).api.sessions.$get({ query: {} })
     assert.equal(res.status, 200)
     const page = await request('/')
     assert.equal(page.status, 200)
@@ -101,11 +103,11 @@ describe('the API contract', () => {
     ]
     for (const [path, init, field] of cases) {
       const res = await requestNoAuth(path, init)
-      const body = (await res.json()) as any
+      const body: WireError = await res.json()
       assert.equal(res.status, 400, `${init.method ?? 'GET'} ${path}: ${JSON.stringify(body)}`)
       assertErrorShape(body, 'VALIDATION_FAILED')
       assert.ok(
-        body.error.data.fields[field],
+        body.error.data?.fields?.[field],
         `${path} names ${field}: ${JSON.stringify(body.error.data)}`,
       )
     }
@@ -226,10 +228,10 @@ describe('the API contract', () => {
     const brokenApp = createTestApp({ db: broken.db })
     await broken.drop()
     const res = await brokenApp.request('/api/sessions')
-    const body = (await res.json()) as any
+    const body = await errorJson(res)
     assert.ok(res.status === 503 || res.status === 500, `status ${res.status}`)
     assertErrorShape(body)
-    assert.equal(typeof body.error.data.requestId, 'string')
-    assert.equal(res.headers.get('x-request-id'), body.error.data.requestId)
+    assert.equal(typeof body.error.data?.requestId, 'string')
+    assert.equal(res.headers.get('x-request-id'), body.error.data?.requestId)
   })
 })
