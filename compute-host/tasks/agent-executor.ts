@@ -4,6 +4,14 @@ import { createUsageMeter } from '../chat/usage.ts'
 import type { TaskExecutor } from './runner.ts'
 import { TaskFailure } from './failure-policy.ts'
 
+/** A Mastra processor stopped the run; see `classifyError` for how its reason is read. */
+export class ProcessorTripwire extends Error {
+  constructor(processorId: string | undefined, reason: string) {
+    super(`the run was stopped by processor ${processorId ?? '(unnamed)'}: ${reason}`)
+    this.name = 'ProcessorTripwire'
+  }
+}
+
 const STEP_TEXT_CHARS = 4_000
 
 /**
@@ -68,6 +76,11 @@ export function createAgentExecutor(deps: AgentRunDeps): TaskExecutor {
       const text = await output.text
       if (context.signal.aborted) throw context.signal.reason
       if (output.error) throw output.error
+      // A processor that failed (observational memory meeting a restarting database) or refused
+      // the run ends the stream through a tripwire, with no text and no error: its reason is the
+      // only evidence of which, and the classifier reads outages from it.
+      const tripwire = output.tripwire
+      if (tripwire) throw new ProcessorTripwire(tripwire.processorId, tripwire.reason)
       if (!text.trim()) {
         if (streamError) throw streamError
         throw new TaskFailure('unknown', 'the supervisor finished without a final answer')

@@ -230,6 +230,8 @@ function fallback(e: Shape): Classification | undefined {
     return { errorClass: 'provider', signal: 'retryable api call' }
   }
   if (e.name === 'AI_RetryError') return { errorClass: 'provider', signal: 'retries exhausted' }
+  // A processor refused the run (its reason named no outage): a guard's verdict, not a fault.
+  if (e.name === 'ProcessorTripwire') return { errorClass: 'hook-denied', signal: 'tripwire' }
   if (typeof e.id === 'string' && typeof e.domain === 'string' && e.category === 'USER') {
     return { errorClass: 'validation', signal: `mastra ${e.id}` }
   }
