@@ -6,8 +6,10 @@ import type { ErrorClass } from './failure-policy.ts'
  * What observers (channels, hooks, browser close, evolution: later issues) hear about a task.
  * Every event is delivered after the transition it reports is committed, and carries the
  * attempt's turn and trace ids. `TaskStop` closes every `TaskStart`: an attempt that will be
- * retried stops as `failed` with `willRetry`; final exhaustion is also announced as `dead-letter`. `interrupted` means an executor did not stop
- * when asked: it keeps its slot and its row stays non-runnable until it settles.
+ * retried stops as `failed` with `willRetry`. `dead-letter` is kept for observers of rows written
+ * before transient failures waited (failure-policy.ts); the runner no longer produces it.
+ * `interrupted` means an executor did not stop when asked: it keeps its slot and its row stays
+ * non-runnable until it settles.
  */
 export type TaskLifecycleEvent =
   | { type: 'TaskStart'; task: TaskRow; attempt: number; turnId: string; traceId: string }
