@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { readGitStatus } from '../compute-host/repo-brief/git-status.ts'
+import { takeInventory } from '../compute-host/repo-brief/inventory.ts'
 import { git, gitSays, makeRepository, readProbe } from './support/brief-fixtures.ts'
 
 const write = async (repo: string, path: string, text: string | Buffer) => {
@@ -305,5 +306,33 @@ describe('the brief’s git reader says what git says', () => {
     await write(borrowed, 'x.ts', 'x\n')
     await symlink(join(elsewhere, '.git'), join(borrowed, '.git'))
     assert.equal(await readGitStatus(borrowed, new AbortController().signal), undefined)
+  })
+
+  test('fifos planted as a tracked file, a .gitignore or .git/index never hold the reader', async () => {
+    const repo = await makeRepository(join(dir, 'fifos'), {
+      'src/a.ts': 'x\n',
+      'src/b.ts': 'x\n',
+      '.gitignore': '*.tmp\n',
+    })
+    await rm(join(repo, 'src/a.ts'))
+    execFileSync('mkfifo', [join(repo, 'src/a.ts')])
+    await write(repo, 'x.tmp', 'ignored\n')
+    assert.deepEqual(Object.fromEntries(await assertAsGit(repo)), { 'src/a.ts': 'M' })
+    // git itself blocks on a fifo .gitignore; the reader finds it is not a file and goes on.
+    await rm(join(repo, '.gitignore'))
+    execFileSync('mkfifo', [join(repo, '.gitignore')])
+    const status = await readGitStatus(await realpath(repo), AbortSignal.timeout(5_000))
+    assert.deepEqual(Object.fromEntries(status!.changes), {
+      '.gitignore': 'M',
+      'src/a.ts': 'M',
+      'x.tmp': '??',
+    })
+    // An index that cannot be read: the brief walks the directory instead, at once.
+    await rm(join(repo, '.git/index'))
+    execFileSync('mkfifo', [join(repo, '.git/index')])
+    const started = Date.now()
+    const inventory = await takeInventory(await realpath(repo))
+    assert.equal(inventory.git, false)
+    assert.ok(Date.now() - started < 5_000)
   })
 })

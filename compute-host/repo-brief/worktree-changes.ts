@@ -33,7 +33,8 @@ export type WorktreeContext = {
  * hashing the content (blob-hash.ts). Sub-second times are not compared, as git built without
  * USE_NSEC (its default) does not: other tools rewrite the index with rounded nanoseconds, and
  * comparing them would hash every file. A missing file, or one beyond a directory that became a
- * link, is `D`; a file that became a link (or the reverse) is `T`; an intent-to-add entry is `A`;
+ * link, is `D`; a file that became a link (or the reverse) is `T`, one that became a fifo `M`; an
+ * intent-to-add entry is `A`;
  * a submodule is `M` when another commit is checked out in it (changes inside it are not looked
  * at: git's `--ignore-submodules=dirty`).
  */
@@ -67,7 +68,9 @@ function compareStat(
     return checkedOut !== undefined && checkedOut !== entry.oid ? 'M' : undefined
   }
   if (info.isDirectory()) return 'D'
-  if (type === LINK ? !info.isSymbolicLink() : !info.isFile()) return 'T'
+  if (type === LINK ? !info.isSymbolicLink() : info.isSymbolicLink()) return 'T'
+  // A fifo, socket or device where a file was: git counts it a file, never opened, so modified.
+  if (!info.isFile() && type !== LINK) return 'M'
   const executable = (info.mode & 0o100) !== 0
   if (type === FILE && context.config.filemode && executable !== ((entry.mode & 0o100) !== 0)) {
     return 'M'
