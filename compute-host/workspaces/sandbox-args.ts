@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 
 /**
- * The one bubblewrap profile every sandboxed process gets: the agent's shell, the language
- * server and popagent's own git reads of a repository. What is in it, and why:
+ * The one bubblewrap profile every sandboxed process gets: the agent's shell and the language
+ * server. What is in it, and why:
  *
  * - `--unshare-all --unshare-user`: new user, pid, ipc, uts, cgroup and network namespaces. The
  *   network namespace has only `lo`; the user namespace is required, not tried, so running
