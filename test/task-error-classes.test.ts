@@ -2,10 +2,11 @@
  * The failure classifier against the errors the libraries really throw: a PostgreSQL server that
  * is stopped under node-postgres, postgres.js, drizzle and Mastra's storage; the scripted gateway
  * answering 429, 500, 502 and 503 through the AI SDK and a Mastra agent; a socket closed under a
- * request; a refused connection; a name under `.invalid` that no resolver answers; an aborted
+ * request; a refused connection; a name a loopback DNS server says does not exist; an aborted
  * fetch. No failure here is built by hand.
  */
 import assert from 'node:assert/strict'
+import { get as httpGet } from 'node:http'
 import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
@@ -17,6 +18,7 @@ import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import postgres from 'postgres'
+import { startNxdomainDns } from './support/nxdomain-dns.ts'
 import {
   classifyError,
   errorShape,
@@ -216,12 +218,25 @@ describe('failure classification from real library errors', () => {
       await thrown(() => fetch(`http://127.0.0.1:${refused}/`)),
       'infrastructure',
     )
-    // RFC 6761: no resolver answers `.invalid` names.
-    expectClass(
-      'fetch to an unresolvable name',
-      await thrown(() => fetch('http://popagent-gateway.invalid/')),
-      'infrastructure',
-    )
+    // A name no resolver knows, asked of a loopback DNS server: no query leaves the machine.
+    const dns = await startNxdomainDns()
+    try {
+      expectClass(
+        'request to an unresolvable name',
+        await thrown(
+          () =>
+            new Promise((resolve, reject) =>
+              httpGet('http://popagent-gateway.invalid/', { lookup: dns.lookup }, resolve).on(
+                'error',
+                reject,
+              ),
+            ),
+        ),
+        'infrastructure',
+      )
+    } finally {
+      dns.close()
+    }
     const controller = new AbortController()
     const aborted = thrown(() =>
       fetch(`http://127.0.0.1:${refused}/`, { signal: controller.signal }),
