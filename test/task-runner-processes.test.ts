@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { count, eq, sql } from 'drizzle-orm'
 import { test } from 'node:test'
-import { openPostgres } from '../compute-host/database/postgres.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { migrateDatabase } from '../compute-host/database/migrate.ts'
 import { tasks } from '../db/schema/index.ts'
 import type { Db } from '../db/index.ts'
@@ -115,7 +115,7 @@ test('a runner killed mid-task is recovered by a new one; nothing runs twice at 
 
 test('a PostgreSQL restart mid-run is survived; every task finishes', async () => {
   const server = await startThrowawayPostgres()
-  const handle = openPostgres(server.url, { max: 2 })
+  const handle = openNodePostgres(server.url, { max: 2 })
   let runners: RunnerChild[] = []
   try {
     await migrateDatabase(handle)

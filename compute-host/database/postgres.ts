@@ -60,6 +60,3 @@ export function openNodePostgres(
     close: () => pool.end(),
   }
 }
-
-/** The old name, kept while test/task-runner-processes.test.ts still imports it. */
-export const openPostgres = openNodePostgres

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Line, MAX_PROMPT_CHARS, ModelId, Prompt, Title } from './fields.ts'
 import { TASK_KINDS, TASK_SOURCES, TASK_STATES } from '../../db/task-enums.ts'
 import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
 
@@ -59,22 +60,22 @@ export const TaskActivityRecord = z.object({
 })
 export type TaskActivityRecord = z.infer<typeof TaskActivityRecord>
 
-export const MAX_PROMPT_CHARS = 20_000
+export { MAX_PROMPT_CHARS }
 export const MAX_EVIDENCE_CHARS = 4_000
 
 /** What a client may set; source is always `user`, the rest is the runner's. */
 export const CreateTaskInput = z.strictObject({
   workspaceId: WorkspaceId,
-  prompt: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
-  title: z.string().trim().min(1).max(200).optional(),
-  model: z.string().trim().min(1).max(200).optional(),
+  prompt: Prompt,
+  title: Title.optional(),
+  model: ModelId.optional(),
   sessionId: SessionId.optional(),
   maxAttempts: z.number().int().min(1).max(10).optional(),
 })
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>
 
 export const ResolveTaskInput = z.strictObject({
-  evidence: z.string().trim().min(1).max(MAX_EVIDENCE_CHARS),
+  evidence: Line(MAX_EVIDENCE_CHARS),
 })
 
 export const TaskParams = z.strictObject({ id: TaskId })
