@@ -25,7 +25,7 @@ import { createScheduler } from '../compute-host/schedules/scheduler.ts'
 import type { Db } from '../db/index.ts'
 import { schedules, tasks } from '../db/schema/index.ts'
 import { createId } from '../runtime/ids.ts'
-import { TASK_WAKE_CHANNEL } from '../runtime/tasks/channels.ts'
+import { TASK_WAKE_CHANNEL } from '../runtime/tasks/notify-topics.ts'
 import { benchDatabase } from './database.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
-import { TASK_CANCEL_CHANNEL, TASK_WAKE_CHANNEL } from '../../runtime/tasks/channels.ts'
+import { TASK_CANCEL_CHANNEL, TASK_WAKE_CHANNEL } from '../../runtime/tasks/notify-topics.ts'
 import type { TaskRow } from '../../runtime/tasks/index.ts'
 import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'

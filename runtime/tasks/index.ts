@@ -12,7 +12,7 @@ import type {
 import { createId } from '../ids.ts'
 import { WorkspaceNotFound } from '../sessions/errors.ts'
 import { assertExists } from '../workspaces/index.ts'
-import { TASK_CANCEL_CHANNEL } from './channels.ts'
+import { TASK_CANCEL_CHANNEL } from './notify-topics.ts'
 import { TaskActive, TaskNotCancellable, TaskNotFound, TaskNotResolvable } from './errors.ts'
 
 export type TaskRow = typeof tasks.$inferSelect
