@@ -1,3 +1,4 @@
+import { RESOLVABLE_TASK_STATES } from '../../db/task-enums.ts'
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { sessions, taskActivity, tasks, TERMINAL_TASK_STATES } from '../../db/schema/index.ts'
@@ -202,7 +203,7 @@ export async function resolve(db: Db, id: string, evidence: string): Promise<Tas
       deadLetteredAt: null,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(tasks.id, id), inArray(tasks.state, ['failed', 'cancelled', 'dead-letter'])))
+    .where(and(eq(tasks.id, id), inArray(tasks.state, [...RESOLVABLE_TASK_STATES])))
     .returning()
   if (row) return toTask(row)
   const existing = await getRow(db, id)

@@ -1,5 +1,6 @@
 import { createEffect, createSignal, onCleanup, Show, type JSX } from 'solid-js'
 import type { TaskState } from '../../../runtime/contracts/tasks.ts'
+import { LIVE_TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
 import { ApiError } from '../api.ts'
 import './admin.css'
 
@@ -9,7 +10,7 @@ import './admin.css'
  * in-page confirmation, and the server's field errors in words.
  */
 /** Task states that still change on their own: pages poll while a task is in one. */
-export const LIVE_STATES: readonly TaskState[] = ['queued', 'running', 'cancelling']
+export const LIVE_STATES: readonly TaskState[] = LIVE_TASK_STATES
 
 export type Loader<T> = {
   data: () => T | undefined

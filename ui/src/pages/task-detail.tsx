@@ -1,6 +1,11 @@
 import { A, useNavigate, useParams } from '@solidjs/router'
 import { createEffect, createSignal, For, Match, on, Show, Switch } from 'solid-js'
 import type { TaskActivityRecord, TaskState } from '../../../runtime/contracts/tasks.ts'
+import {
+  CANCELLABLE_TASK_STATES,
+  RESOLVABLE_TASK_STATES,
+  TERMINAL_TASK_STATES,
+} from '../../../runtime/contracts/task-enums.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import {
@@ -13,9 +18,9 @@ import {
   when,
 } from './admin-kit.tsx'
 
-const CANCELLABLE: readonly TaskState[] = ['queued', 'running']
-const RESOLVABLE: readonly TaskState[] = ['failed', 'cancelled', 'dead-letter']
-const DELETABLE: readonly TaskState[] = ['completed', 'failed', 'cancelled', 'dead-letter']
+const CANCELLABLE: readonly TaskState[] = CANCELLABLE_TASK_STATES
+const RESOLVABLE: readonly TaskState[] = RESOLVABLE_TASK_STATES
+const DELETABLE: readonly TaskState[] = TERMINAL_TASK_STATES
 
 /** One task: its fields, prompt, result, last error, activity transcript and the actions its state allows. */
 export default function TaskDetail() {

@@ -2,6 +2,7 @@ import { A } from '@solidjs/router'
 import { createSignal, For, onMount, Show } from 'solid-js'
 import type { ModelsBody } from '../../../runtime/contracts/models.ts'
 import type { TaskState } from '../../../runtime/contracts/tasks.ts'
+import { TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { api, ok } from '../api.ts'
 import { ErrorNote } from '../components/status.tsx'
@@ -14,15 +15,7 @@ import {
   createSubmission,
 } from './admin-kit.tsx'
 
-const FILTERS = [
-  'queued',
-  'running',
-  'cancelling',
-  'completed',
-  'failed',
-  'cancelled',
-  'dead-letter',
-] as const satisfies readonly TaskState[]
+const FILTERS = TASK_STATES
 
 /** Background tasks: the live list (polled while work is in flight) and a form to queue one. */
 export default function Tasks() {
