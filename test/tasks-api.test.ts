@@ -14,6 +14,7 @@ import { runCli } from './support/process.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { until } from './support/task-runner.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 import { enqueue } from '../runtime/tasks/index.ts'
 
 const HOST_TOKEN = 'stack-host-token-0123456789'
@@ -29,16 +30,19 @@ const toolResults = (r: RecordedRequest) =>
 describe('background tasks through the API', () => {
   let stack: TestStack
   let root: string
+  // Untyped on purpose: the bad-input cases send bodies the contract refuses.
   const api = (path: string, init: RequestInit = {}) => stack.edge().request(path, init)
-  const task = async (id: string) => (await (await api(`/api/tasks/${id}`)).json()) as any
-  const create = async (prompt: string, extra: Record<string, unknown> = {}) => {
-    const res = await api(
-      '/api/tasks',
-      json({ workspaceId: 'wsp_default', prompt, ...extra }, { method: 'POST' }),
-    )
-    assert.equal(res.status, 201, await res.clone().text())
-    return (await res.json()) as any
-  }
+  const client = () => typedClient(stack.edge()).api
+  const tasks = () => client().tasks
+  const byId = (id: string) => tasks()[':id']
+  const task = async (id: string) => okJson(await byId(id).$get({ param: { id } }), 200)
+  const cancel = (id: string) => byId(id).cancel.$post({ param: { id } })
+  const resolve = (id: string, evidence: string) =>
+    byId(id).resolve.$post({ param: { id }, json: { evidence } })
+  const remove = (id: string) => byId(id).$delete({ param: { id } })
+  const listAll = async () => okJson(await tasks().$get({ query: { limit: '500' } }), 200)
+  const create = async (prompt: string) =>
+    okJson(await tasks().$post({ json: { workspaceId: 'wsp_default', prompt } }), 201)
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'popagent-tasks-'))
@@ -78,15 +82,23 @@ describe('background tasks through the API', () => {
     await until(async () => (await task(created.id)).state === 'completed', 20_000, 'completed')
     const done = await task(created.id)
     assert.equal(done.attemptCount, 1)
+    assert.ok(done.result !== null, 'a completed task has a result')
     assert.match(done.result, /all done/)
     assert.ok(!done.result.includes(HOST_TOKEN), 'the result is redacted')
-    const workflow = (await (await api(`/api/tasks/${created.id}/workflow`)).json()) as any
-    const kinds = workflow.activity.map((a: any) => a.record.kind)
+    const workflow = await okJson(
+      await byId(created.id).workflow.$get({ param: { id: created.id } }),
+      200,
+    )
+    const kinds = workflow.activity.map((a) => a.record.kind)
     assert.ok(kinds.includes('delegation'), kinds.join(','))
     assert.ok(kinds.includes('step'), kinds.join(','))
-    const steps = workflow.activity.filter((a: any) => a.record.kind === 'step')
-    assert.equal(steps[0].record.toolCalls[0].tool, 'agent-researcher')
-    assert.equal(steps.at(-1).record.finishReason, 'stop')
+    // The contract leaves a record's fields open; these are the ones a step record carries.
+    type StepRecord = { toolCalls: { tool: string }[]; finishReason: string }
+    const steps = workflow.activity
+      .filter((a) => a.record.kind === 'step')
+      .map((a) => a.record as StepRecord)
+    assert.equal(steps[0]!.toolCalls[0]!.tool, 'agent-researcher')
+    assert.equal(steps.at(-1)!.finishReason, 'stop')
     assert.ok(!JSON.stringify(workflow).includes(HOST_TOKEN), 'the transcript is redacted')
     assert.deepEqual(workflow.phases, [])
   })
@@ -94,12 +106,10 @@ describe('background tasks through the API', () => {
   test('cancelling running work ends it cancelled; finished work cannot be cancelled', async () => {
     const created = await create('take your time')
     await until(async () => (await task(created.id)).state === 'running', 10_000, 'running')
-    const res = await api(`/api/tasks/${created.id}/cancel`, { method: 'POST' })
-    assert.equal(res.status, 200)
-    assert.ok(['cancelling', 'cancelled'].includes(((await res.json()) as any).state))
+    const cancelled = await okJson(await cancel(created.id), 200)
+    assert.ok(['cancelling', 'cancelled'].includes(cancelled.state))
     await until(async () => (await task(created.id)).state === 'cancelled', 10_000, 'cancelled')
-    const again = await api(`/api/tasks/${created.id}/cancel`, { method: 'POST' })
-    assert.equal(again.status, 409)
+    await errorJson(await cancel(created.id), 409)
   })
 
   test('a failed task gets one remediation, and only failed work can be resolved', async () => {
@@ -108,29 +118,20 @@ describe('background tasks through the API', () => {
     const failed = await task(created.id)
     assert.equal(failed.attemptCount, 1, 'user work is not replayed')
     assert.ok(failed.lastErrorClass)
-    const list = (await (await api('/api/tasks')).json()) as any
-    const remediations = list.tasks.filter((t: any) => t.parentTaskId === created.id)
+    const list = await okJson(await tasks().$get({ query: {} }), 200)
+    const remediations = list.tasks.filter((t) => t.parentTaskId === created.id)
     assert.equal(remediations.length, 1)
-    assert.equal(remediations[0].kind, 'remediation')
+    assert.equal(remediations[0]!.kind, 'remediation')
 
-    const resolved = await api(
-      `/api/tasks/${created.id}/resolve`,
-      json({ evidence: 'fixed by hand, see commit abc123' }, { method: 'POST' }),
-    )
-    assert.equal(resolved.status, 200)
-    const body = (await resolved.json()) as any
+    const body = await okJson(await resolve(created.id, 'fixed by hand, see commit abc123'), 200)
     assert.equal(body.state, 'completed')
     assert.equal(body.resolutionEvidence, 'fixed by hand, see commit abc123')
     assert.equal(body.lastErrorClass, null)
-    const twice = await api(
-      `/api/tasks/${created.id}/resolve`,
-      json({ evidence: 'again' }, { method: 'POST' }),
-    )
-    assert.equal(twice.status, 409)
+    await errorJson(await resolve(created.id, 'again'), 409)
   })
 
   test('bad input is refused clearly and nothing is stored', async () => {
-    const before = ((await (await api('/api/tasks?limit=500')).json()) as any).tasks.length
+    const before = (await listAll()).tasks.length
     const cases: [RequestInit, number][] = [
       [json({ workspaceId: 'wsp_default', prompt: '' }, { method: 'POST' }), 400],
       [
@@ -151,19 +152,19 @@ describe('background tasks through the API', () => {
       const res = await api('/api/tasks', init)
       assert.equal(res.status, status, `${init.body} → ${res.status} ${await res.text()}`)
     }
-    const after = ((await (await api('/api/tasks?limit=500')).json()) as any).tasks.length
+    const after = (await listAll()).tasks.length
     assert.equal(after, before)
-    assert.equal((await api('/api/tasks/tsk_00000000000000000000000000')).status, 404)
-    assert.equal((await api('/api/tasks/ses_00000000000000000000000000')).status, 400)
+    const missing = 'tsk_00000000000000000000000000'
+    await errorJson(await byId(missing).$get({ param: { id: missing } }), 404)
+    const wrongKind = 'ses_00000000000000000000000000'
+    await errorJson(await byId(wrongKind).$get({ param: { id: wrongKind } }), 400)
   })
 
   test('only finished tasks can be deleted; a workspace with tasks cannot be removed', async () => {
-    const made = await api(
-      '/api/workspaces',
-      json({ name: 'proj', path: 'proj' }, { method: 'POST' }),
-    )
-    assert.equal(made.status, 201, await made.clone().text())
-    const workspaceId = ((await made.json()) as any).id
+    const workspaces = client().workspaces
+    const made = await okJson(await workspaces.$post({ json: { name: 'proj', path: 'proj' } }), 201)
+    const workspaceId = made.id
+    const removeWorkspace = () => workspaces[':id'].$delete({ param: { id: workspaceId } })
     // Held back in the queue: a queued task is active work.
     const queued = await enqueue(stack.database.db, {
       source: 'user',
@@ -172,14 +173,13 @@ describe('background tasks through the API', () => {
       prompt: 'ok later',
       nextAttemptAt: new Date(Date.now() + 3_600_000),
     })
-    assert.equal((await api(`/api/tasks/${queued.id}`, { method: 'DELETE' })).status, 409)
-    const inUse = await api(`/api/workspaces/${workspaceId}`, { method: 'DELETE' })
-    assert.equal(inUse.status, 409)
-    assert.match(((await inUse.json()) as any).error.message, /tasks or schedules/)
-    assert.equal((await api(`/api/tasks/${queued.id}/cancel`, { method: 'POST' })).status, 200)
-    assert.equal((await api(`/api/tasks/${queued.id}`, { method: 'DELETE' })).status, 200)
-    assert.equal((await api(`/api/tasks/${queued.id}`, { method: 'DELETE' })).status, 404)
-    assert.equal((await api(`/api/workspaces/${workspaceId}`, { method: 'DELETE' })).status, 200)
+    await errorJson(await remove(queued.id), 409)
+    const inUse = await errorJson(await removeWorkspace(), 409)
+    assert.match(inUse.error.message, /tasks or schedules/)
+    await okJson(await cancel(queued.id), 200)
+    assert.deepEqual(await okJson(await remove(queued.id), 200), { deleted: queued.id })
+    await errorJson(await remove(queued.id), 404)
+    assert.deepEqual(await okJson(await removeWorkspace(), 200), { deleted: workspaceId })
   })
 
   test('the CLI lists, shows and resolves tasks', async () => {
