@@ -6,16 +6,17 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { json } from './support/app.ts'
+import type { CreateScheduleInput } from '../runtime/contracts/schedules.ts'
 import { userMessage } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const KNOWN = 'remote/known'
 const CATALOG = [{ id: KNOWN, contextWindow: 64_000 }]
 const WEEKLY = '0 9 * * 1'
 const task = { workspaceId: 'wsp_default', prompt: 'model check' }
 // Disabled: nothing here should fire while the file runs.
-const schedule = {
+const schedule: CreateScheduleInput = {
   workspaceId: 'wsp_default',
   name: 'checked',
   cron: WEEKLY,
@@ -23,26 +24,44 @@ const schedule = {
   enabled: false,
 }
 
-type Refusal = { error: { code: string; message: string; data: Record<string, any> } }
-
-/** Runs `fn` and returns the edge's warning lines (JSON, handlers/log.ts) written meanwhile. */
-async function edgeWarnings(fn: () => Promise<void>): Promise<Record<string, any>[]> {
+/**
+ * Runs `fn` and returns what it returned with the edge's warning lines (JSON, handlers/log.ts)
+ * written meanwhile.
+ */
+async function edgeWarnings<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; lines: Record<string, any>[] }> {
   const lines: string[] = []
   const original = console.warn
   console.warn = (...args: unknown[]) => void lines.push(args.map(String).join(' '))
+  let result: T
   try {
-    await fn()
+    result = await fn()
   } finally {
     console.warn = original
   }
-  return lines.map((line) => JSON.parse(line) as Record<string, any>)
+  return { result, lines: lines.map((line) => JSON.parse(line) as Record<string, any>) }
+}
+
+/** The routes that take a model id, through the typed client over `stack`'s edge. */
+function routes(stack: () => TestStack) {
+  const api = () => typedClient(stack().edge()).api
+  return {
+    api,
+    createTask: (body: { model?: string }) => api().tasks.$post({ json: { ...task, ...body } }),
+    createSchedule: (body: { model?: string }) =>
+      api().schedules.$post({ json: { ...schedule, ...body } }),
+    patchSchedule: (id: string, body: { model?: string | null; name?: string }) =>
+      api().schedules[':id'].$patch({ param: { id }, json: body }),
+  }
 }
 
 describe('model ids with the catalog up', () => {
   let stack: TestStack
-  const api = (path: string, init?: RequestInit) => stack.edge().request(path, init)
-  const count = async (path: string, key: string) =>
-    (((await (await api(path)).json()) as any)[key] as unknown[]).length
+  const { api, createTask, createSchedule, patchSchedule } = routes(() => stack)
+  const countTasks = async () =>
+    (await okJson(await api().tasks.$get({ query: { limit: '500' } }), 200)).tasks.length
+  const listSchedules = async () => (await okJson(await api().schedules.$get(), 200)).schedules
 
   before(async () => {
     stack = await startTestStack({ models: CATALOG })
@@ -52,75 +71,55 @@ describe('model ids with the catalog up', () => {
   after(() => stack.stop())
 
   async function assertRefused(res: Response, field: string, id: string) {
-    const body = (await res.json()) as Refusal
-    assert.equal(res.status, 400, JSON.stringify(body))
+    const body = await errorJson(res, 400)
     assert.equal(body.error.code, 'UNKNOWN_MODEL')
     assert.ok(body.error.message.includes(`"${id}" (${field})`), body.error.message)
-    assert.deepEqual(body.error.data.models, [id])
-    assert.deepEqual(Object.keys(body.error.data.fields), [field])
+    assert.deepEqual(body.error.data?.models, [id])
+    assert.deepEqual(Object.keys(body.error.data?.fields ?? {}), [field])
   }
 
   test('a task with an unknown model is refused naming the field, and nothing is stored', async () => {
-    const before = await count('/api/tasks?limit=500', 'tasks')
-    const res = await api('/api/tasks', json({ ...task, model: 'made-up/a' }, { method: 'POST' }))
-    await assertRefused(res, 'model', 'made-up/a')
-    assert.equal(await count('/api/tasks?limit=500', 'tasks'), before)
+    const before = await countTasks()
+    await assertRefused(await createTask({ model: 'made-up/a' }), 'model', 'made-up/a')
+    assert.equal(await countTasks(), before)
   })
 
   test('a task with a listed model, or none, is accepted', async () => {
-    const known = await api('/api/tasks', json({ ...task, model: KNOWN }, { method: 'POST' }))
-    assert.equal(known.status, 201, await known.clone().text())
-    assert.equal(((await known.json()) as any).model, KNOWN)
-    const none = await api('/api/tasks', json(task, { method: 'POST' }))
-    assert.equal(none.status, 201, await none.clone().text())
+    const known = await okJson(await createTask({ model: KNOWN }), 201)
+    assert.equal(known.model, KNOWN)
+    await okJson(await createTask({}), 201)
   })
 
   test('a schedule is created or edited only with a listed model', async () => {
-    const before = await count('/api/schedules', 'schedules')
-    const refused = await api(
-      '/api/schedules',
-      json({ ...schedule, model: 'made-up/b' }, { method: 'POST' }),
-    )
-    await assertRefused(refused, 'model', 'made-up/b')
-    assert.equal(await count('/api/schedules', 'schedules'), before)
+    const before = (await listSchedules()).length
+    await assertRefused(await createSchedule({ model: 'made-up/b' }), 'model', 'made-up/b')
+    assert.equal((await listSchedules()).length, before)
 
-    const created = await api(
-      '/api/schedules',
-      json({ ...schedule, model: KNOWN }, { method: 'POST' }),
-    )
-    const made = (await created.json()) as any
-    assert.equal(created.status, 201, JSON.stringify(made))
+    const made = await okJson(await createSchedule({ model: KNOWN }), 201)
     assert.equal(made.model, KNOWN)
 
-    const patch = (body: Record<string, unknown>) =>
-      api(`/api/schedules/${made.id}`, json(body, { method: 'PATCH' }))
+    const patch = (body: { model?: string | null; name?: string }) => patchSchedule(made.id, body)
     await assertRefused(await patch({ model: 'made-up/c', name: 'renamed' }), 'model', 'made-up/c')
-    const unchanged = ((await (await api('/api/schedules')).json()) as any).schedules.find(
-      (s: any) => s.id === made.id,
-    )
-    assert.equal(unchanged.model, KNOWN, 'a refused edit changes nothing')
-    assert.equal(unchanged.name, 'checked')
-    assert.equal((await patch({ model: null })).status, 200, 'dropping the model needs no check')
-    const back = await patch({ model: KNOWN })
-    assert.equal(back.status, 200)
-    assert.equal(((await back.json()) as any).model, KNOWN)
+    const unchanged = (await listSchedules()).find((s) => s.id === made.id)
+    assert.equal(unchanged?.model, KNOWN, 'a refused edit changes nothing')
+    assert.equal(unchanged?.name, 'checked')
+    await okJson(await patch({ model: null }), 200) // dropping the model needs no check
+    const back = await okJson(await patch({ model: KNOWN }), 200)
+    assert.equal(back.model, KNOWN)
   })
 
   test('a chat turn with an unknown model is refused before it reaches the host', async () => {
-    const session = (await (await api('/api/sessions', json({}, { method: 'POST' }))).json()) as any
+    const session = await okJson(await api().sessions.$post({ json: {} }))
     const calls = stack.gateway.requests.length
-    const res = await api(
-      '/api/chat',
-      json(
-        {
-          sessionId: session.id,
-          workspaceId: 'wsp_default',
-          model: 'made-up/d',
-          message: userMessage('hello'),
-        },
-        { method: 'POST' },
-      ),
-    )
+    const res = await api().chat.$post({
+      json: {
+        sessionId: session.id,
+        workspaceId: 'wsp_default',
+        model: 'made-up/d',
+        // userMessage's part type is a plain string; the contract wants the literal.
+        message: { ...userMessage('hello'), parts: [{ type: 'text', text: 'hello' }] },
+      },
+    })
     await assertRefused(res, 'model', 'made-up/d')
     const chats = stack.gateway.requests
       .slice(calls)
@@ -129,22 +128,21 @@ describe('model ids with the catalog up', () => {
   })
 
   test('settings and agents name the refused field the same way', async () => {
-    const settings = await api(
-      '/api/settings/agent-runtime',
-      json({ configuredModel: KNOWN, localModel: 'made-up/e' }, { method: 'PATCH' }),
-    )
+    const settings = await api().settings['agent-runtime'].$patch({
+      json: { configuredModel: KNOWN, localModel: 'made-up/e' },
+    })
     await assertRefused(settings, 'localModel', 'made-up/e')
-    const agent = await api(
-      '/api/agents/implementer',
-      json({ modelOverride: 'made-up/f' }, { method: 'PATCH' }),
-    )
+    const agent = await api().agents[':id'].$patch({
+      param: { id: 'implementer' },
+      json: { modelOverride: 'made-up/f' },
+    })
     await assertRefused(agent, 'modelOverride', 'made-up/f')
   })
 })
 
 describe('model ids with the catalog unreachable', () => {
   let stack: TestStack
-  const api = (path: string, init?: RequestInit) => stack.edge().request(path, init)
+  const { createTask, createSchedule, patchSchedule } = routes(() => stack)
 
   before(async () => {
     stack = await startTestStack({ models: CATALOG })
@@ -165,37 +163,23 @@ describe('model ids with the catalog unreachable', () => {
   }
 
   test('a task with an unchecked model is accepted and the edge logs a warning', async () => {
-    let res: Response | undefined
-    const lines = await edgeWarnings(async () => {
-      res = await api('/api/tasks', json({ ...task, model: 'unverified/a' }, { method: 'POST' }))
-    })
-    assert.equal(res!.status, 201, await res!.clone().text())
-    assert.equal(((await res!.json()) as any).model, 'unverified/a')
+    const { result: res, lines } = await edgeWarnings(() => createTask({ model: 'unverified/a' }))
+    assert.equal((await okJson(res, 201)).model, 'unverified/a')
     assert.deepEqual(acceptedWarning(lines, '/api/tasks'), { model: 'unverified/a' })
   })
 
   test('a schedule with an unchecked model is created and edited, each with a warning', async () => {
-    let created: Response | undefined
-    const onCreate = await edgeWarnings(async () => {
-      created = await api(
-        '/api/schedules',
-        json({ ...schedule, model: 'unverified/b' }, { method: 'POST' }),
-      )
-    })
-    const made = (await created!.json()) as any
-    assert.equal(created!.status, 201, JSON.stringify(made))
+    const { result: created, lines: onCreate } = await edgeWarnings(() =>
+      createSchedule({ model: 'unverified/b' }),
+    )
+    const made = await okJson(created, 201)
     assert.equal(made.model, 'unverified/b')
     assert.deepEqual(acceptedWarning(onCreate, '/api/schedules'), { model: 'unverified/b' })
 
-    let edited: Response | undefined
-    const onEdit = await edgeWarnings(async () => {
-      edited = await api(
-        `/api/schedules/${made.id}`,
-        json({ model: 'unverified/c' }, { method: 'PATCH' }),
-      )
-    })
-    assert.equal(edited!.status, 200, await edited!.clone().text())
-    assert.equal(((await edited!.json()) as any).model, 'unverified/c')
+    const { result: edited, lines: onEdit } = await edgeWarnings(() =>
+      patchSchedule(made.id, { model: 'unverified/c' }),
+    )
+    assert.equal((await okJson(edited, 200)).model, 'unverified/c')
     assert.deepEqual(acceptedWarning(onEdit, `/api/schedules/${made.id}`), {
       model: 'unverified/c',
     })
