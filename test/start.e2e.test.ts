@@ -11,11 +11,13 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createDatabaseOnServer } from './support/database.ts'
 import { runCli, startCli } from './support/process.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 
-async function waitHealthy(url: string, headers: Record<string, string> = {}) {
+async function waitHealthy(url: string, apiKey: string) {
+  const health = typedClient(url, { apiKey }).api.health
   for (;;) {
-    const res = await fetch(`${url}/api/health`, { headers }).catch(() => undefined)
-    if (res?.status === 200) return (await res.json()) as any
+    const res = await health.$get().catch(() => undefined)
+    if (res?.status === 200) return okJson(res, 200)
     await new Promise((r) => setTimeout(r, 50))
   }
 }
@@ -32,29 +34,26 @@ test('npm start runs on the embedded database, restarts on it, and stops cleanly
   try {
     let started = performance.now()
     const first = await startCli(['start'], env)
-    const health = await waitHealthy(first.url, { 'x-popagent-key': apiKey })
+    const health = await waitHealthy(first.url, apiKey)
     const fresh = Math.round(performance.now() - started)
     assert.equal(health.databases.application.ok, true)
     assert.equal(health.databases.observability.ok, true)
     assert.equal(health.computeHost.reachable, true)
-    assert.equal(health.gateway.reachable, false, 'a missing gateway is reported, not fatal')
+    assert.equal(health.gateway?.reachable, false, 'a missing gateway is reported, not fatal')
 
     assert.equal((await fetch(`${first.url}/api/health`)).status, 401, 'the key is required')
     assert.equal((await fetch(`${first.url}/`)).status, 200, 'the UI stays public')
     // Started from this Git checkout, the default workspace is a clone of it: its brief works.
-    const brief = await fetch(`${first.url}/api/workspaces/wsp_default/repo-brief?q=sandbox`, {
-      headers: { 'x-popagent-key': apiKey },
+    const api = typedClient(first.url, { apiKey }).api
+    const brief = await api.workspaces[':id']['repo-brief'].$get({
+      param: { id: 'wsp_default' },
+      query: { q: 'sandbox' },
     })
-    const briefBody = (await brief.json()) as any
-    assert.equal(brief.status, 200, JSON.stringify(briefBody))
-    assert.match(briefBody.text, /sandbox/)
-    const created = await fetch(`${first.url}/api/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-popagent-key': apiKey },
-      body: JSON.stringify({ title: 'survives a restart' }),
-    })
-    assert.equal(created.status, 201)
-    const session = (await created.json()) as { id: string }
+    assert.match((await okJson(brief, 200)).text, /sandbox/)
+    const session = await okJson(
+      await api.sessions.$post({ json: { title: 'survives a restart' } }),
+      201,
+    )
 
     const second = runCli(['start'], env)
     assert.equal(
@@ -68,13 +67,12 @@ test('npm start runs on the embedded database, restarts on it, and stops cleanly
 
     started = performance.now()
     const restarted = await startCli(['start'], env)
-    await waitHealthy(restarted.url, { 'x-popagent-key': apiKey })
+    await waitHealthy(restarted.url, apiKey)
     const restart = Math.round(performance.now() - started)
-    const reloaded = await fetch(`${restarted.url}/api/sessions/${session.id}`, {
-      headers: { 'x-popagent-key': apiKey },
+    const reloaded = await typedClient(restarted.url, { apiKey }).api.sessions[':id'].$get({
+      param: { id: session.id },
     })
-    assert.equal(reloaded.status, 200)
-    assert.equal(((await reloaded.json()) as any).title, 'survives a restart')
+    assert.equal((await okJson(reloaded, 200)).title, 'survives a restart')
     assert.equal(await restarted.stop(), 0)
 
     console.log(
@@ -109,14 +107,10 @@ test('host and edge run as separate processes on a real PostgreSQL', async () =>
       POPAGENT_API_KEY: apiKey,
     })
     try {
-      const health = await waitHealthy(edge.url, { 'x-popagent-key': apiKey })
+      const health = await waitHealthy(edge.url, apiKey)
       assert.equal(health.computeHost.reachable, true)
-      const created = await fetch(`${edge.url}/api/sessions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-popagent-key': apiKey },
-        body: '{}',
-      })
-      assert.equal(created.status, 201)
+      const created = await typedClient(edge.url, { apiKey }).api.sessions.$post({ json: {} })
+      await okJson(created, 201)
     } finally {
       assert.equal(await edge.stop(), 0)
       assert.equal(await host.stop(), 0)
