@@ -9,10 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { json } from './support/app.ts'
 import { postChat, roleOf } from './support/chat.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 let stack: TestStack
@@ -32,26 +32,25 @@ after(async () => {
 })
 
 test('the brief of a workspace with no directory says how to register a repository', async () => {
-  const res = await stack.edge().request('/api/workspaces/wsp_default/repo-brief?q=anything')
-  const body = (await res.json()) as any
-  assert.equal(res.status, 400, JSON.stringify(body))
+  const res = await typedClient(stack.edge()).api.workspaces[':id']['repo-brief'].$get({
+    param: { id: 'wsp_default' },
+    query: { q: 'anything' },
+  })
+  const body = await errorJson(res, 400)
   assert.equal(body.error.code, 'WORKSPACE_DIRECTORY_MISSING')
   assert.match(body.error.message, /"popagent" does not exist/)
   assert.match(body.error.message, /POST \/api\/workspaces/)
 })
 
 test('agents of a turn in that workspace are told why their workspace tools are missing', async () => {
-  const res = await stack
-    .edge()
-    .request(
-      '/api/agents/implementer',
-      json({ instructions: 'ROLE:implementer', modelOverride: null }, { method: 'PATCH' }),
-    )
-  assert.equal(res.status, 200)
-  const session = await stack
-    .edge()
-    .request('/api/sessions', json({ workspaceId: 'wsp_default' }, { method: 'POST' }))
-  const sessionId = ((await session.json()) as any).id
+  const api = typedClient(stack.edge()).api
+  const res = await api.agents[':id'].$patch({
+    param: { id: 'implementer' },
+    json: { instructions: 'ROLE:implementer', modelOverride: null },
+  })
+  await okJson(res, 200)
+  const session = await api.sessions.$post({ json: { workspaceId: 'wsp_default' } })
+  const sessionId = (await okJson(session)).id
   const seen: RecordedRequest[] = []
   stack.gateway.respondWith((r) => {
     seen.push(r)
