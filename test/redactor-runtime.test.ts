@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { json } from './support/app.ts'
 import { postChat, roleOf } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 const SECRET = `runtime-secret-${Math.random().toString(36).slice(2)}-added-late`
@@ -18,13 +18,11 @@ before(async () => {
   stack = await startTestStack({ models: [{ id: 'remote/a' }] })
   url = await stack.listen()
   for (const id of ['orchistrator', 'researcher']) {
-    const res = await stack
-      .edge()
-      .request(
-        `/api/agents/${id}`,
-        json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-      )
-    assert.equal(res.status, 200)
+    const res = await typedClient(stack.edge()).api.agents[':id'].$patch({
+      param: { id },
+      json: { instructions: `ROLE:${id}`, modelOverride: null },
+    })
+    await okJson(res, 200)
   }
   // Each delegation carries the secret; the specialist answers with it too.
   stack.gateway.respondWith((r) => {
@@ -49,8 +47,8 @@ test('a secret added at run time is redacted in the next log line, stream and tr
   assert.ok(!JSON.stringify(stack.logs.at(-1)).includes(SECRET), 'log line')
   assert.match(JSON.stringify(stack.logs.at(-1)), /\[REDACTED\]/)
 
-  const session = await stack.edge().request('/api/sessions', json({}, { method: 'POST' }))
-  const sessionId = ((await session.json()) as any).id
+  const api = typedClient(stack.edge()).api
+  const sessionId = (await okJson(await api.sessions.$post({ json: {} }))).id
   const chunks = await readUiStream(
     await postChat(url, { sessionId, model: 'remote/a', text: 'go' }),
   )
@@ -59,20 +57,17 @@ test('a secret added at run time is redacted in the next log line, stream and tr
   assert.ok(!JSON.stringify(activity).includes(SECRET), 'stream activity')
   assert.match(JSON.stringify(activity), /\[REDACTED\]/)
 
-  const created = await stack
-    .edge()
-    .request(
-      '/api/tasks',
-      json({ prompt: 'go', model: 'remote/a', workspaceId: 'wsp_default' }, { method: 'POST' }),
-    )
-  assert.equal(created.status, 201, await created.clone().text())
-  const taskId = ((await created.json()) as any).id
-  let workflow: any
+  const created = await api.tasks.$post({
+    json: { prompt: 'go', model: 'remote/a', workspaceId: 'wsp_default' },
+  })
+  const taskId = (await okJson(created, 201)).id
+  const readWorkflow = async () =>
+    okJson(await api.tasks[':id'].workflow.$get({ param: { id: taskId } }), 200)
+  let workflow = await readWorkflow()
   for (let i = 0; i < 200; i++) {
-    const res = await stack.edge().request(`/api/tasks/${taskId}/workflow`)
-    workflow = await res.json()
-    if (['completed', 'failed', 'dead-letter'].includes(workflow.task?.state)) break
+    if (['completed', 'failed', 'dead-letter'].includes(workflow.task.state)) break
     await new Promise((r) => setTimeout(r, 100))
+    workflow = await readWorkflow()
   }
   assert.equal(workflow.task.state, 'completed', JSON.stringify(workflow.task))
   assert.ok(workflow.activity.length > 0, 'the task recorded no transcript')
