@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { searchSearxng } from '../compute-host/tools/web-search.ts'
-import { json } from './support/app.ts'
+import { AgentActivity } from '../runtime/contracts/chat.ts'
 import { postChat, roleOf } from './support/chat.ts'
 import { startFakeSearxng } from './support/fake-searxng.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 describe('web search against SearXNG', () => {
@@ -52,12 +53,11 @@ describe('web search in a turn', () => {
     })
     url = await stack.listen()
     for (const id of ['orchistrator', 'researcher']) {
-      await stack
-        .edge()
-        .request(
-          `/api/agents/${id}`,
-          json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-        )
+      const res = await typedClient(stack.edge()).api.agents[':id'].$patch({
+        param: { id },
+        json: { instructions: `ROLE:${id}`, modelOverride: null },
+      })
+      await okJson(res, 200)
     }
   })
   after(async () => {
@@ -66,8 +66,8 @@ describe('web search in a turn', () => {
   })
 
   test('a specialist’s tool call streams as activity with its result', async () => {
-    const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
-    const sessionId = ((await created.json()) as any).id
+    const sessions = typedClient(url).api.sessions
+    const sessionId = (await okJson(await sessions.$post({ json: {} }))).id
     stack.gateway.respondWith((r) => {
       const tools = (r.body.messages as any[]).filter((m) => m.role === 'tool').length
       if (roleOf(r) === 'orchistrator') {
@@ -92,10 +92,10 @@ describe('web search in a turn', () => {
       assert.equal(final.status, 'completed')
       assert.match(final.output, /Result 0 for bubblewrap netns/)
       assert.deepEqual(searxng.queries.at(-1), 'bubblewrap netns')
-      const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as any
-      const saved = session.messages[1].parts.filter((p: any) => p.type === 'data-agentActivity')
+      const session = await okJson(await sessions[':id'].$get({ param: { id: sessionId } }), 200)
+      const saved = session.messages[1]!.parts.filter((p) => p.type === 'data-agentActivity')
       assert.deepEqual(
-        saved.map((p: any) => [p.data.kind, p.data.agentId, p.data.status]),
+        saved.map((p) => AgentActivity.parse(p.data)).map((a) => [a.kind, a.agentId, a.status]),
         [
           ['delegation', 'researcher', 'completed'],
           ['tool', 'researcher', 'completed'],
