@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import { after, before, describe, test } from 'node:test'
-import { json } from './support/app.ts'
 import { createTestApp } from './support/app.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const CANARY = 'param-canary-7f3a91c2e8'
 
@@ -35,22 +35,18 @@ describe('database errors at the edge', () => {
   })
   after(() => database.drop())
 
-  const newSession = async () => {
-    const res = await app.request('/api/sessions', json({}, { method: 'POST' }))
-    return ((await res.json()) as { id: string }).id
-  }
+  const sessions = () => typedClient(app).api.sessions
+  const newSession = async () => (await okJson(await sessions().$post({ json: {} }), 201)).id
   const save = (id: string, revision: number) =>
-    app.request(
-      `/api/sessions/${id}`,
-      json(
-        {
-          revision,
-          title: `title ${CANARY}`,
-          messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: CANARY }] }],
-        },
-        { method: 'PUT' },
-      ),
-    )
+    sessions()[':id'].$put({
+      param: { id },
+      json: {
+        revision,
+        title: `title ${CANARY}`,
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: CANARY }] }],
+      },
+    })
+  type SaveResponse = Awaited<ReturnType<typeof save>>
 
   test('a statement whose number overflows int4 (SQLSTATE 22003) is a 400, not a 500', async () => {
     const id = await newSession()
@@ -58,12 +54,11 @@ describe('database errors at the edge', () => {
     await database.db.execute(
       sql`update popagent_sessions set revision = 2147483647 where id = ${id}`,
     )
-    let res: Response | undefined
+    let res: SaveResponse | undefined
     const lines = await edgeLines(async () => {
       res = await save(id, 2_147_483_647)
     })
-    const body = (await res!.json()) as any
-    assert.equal(res!.status, 400, JSON.stringify(body))
+    const body = await errorJson(res!, 400)
     assert.equal(body.error.code, 'NUMBER_OUT_OF_RANGE')
     assert.ok(!JSON.stringify(body).includes(CANARY))
     assert.deepEqual(lines, [])
@@ -80,12 +75,11 @@ describe('database errors at the edge', () => {
         for each row execute function popagent_test_refuse();`),
     )
     try {
-      let res: Response | undefined
+      let res: SaveResponse | undefined
       const lines = await edgeLines(async () => {
         res = await save(id, 0)
       })
-      const body = (await res!.json()) as any
-      assert.equal(res!.status, 500)
+      const body = await errorJson(res!, 500)
       assert.equal(body.error.code, 'INTERNAL')
       const logged = lines.join('\n')
       assert.equal(lines.length, 1, logged)
@@ -93,7 +87,7 @@ describe('database errors at the edge', () => {
       assert.equal(line.level, 'error')
       assert.equal(line.sqlState, 'P0001')
       assert.equal(line.message, 'scripted refusal')
-      assert.equal(line.requestId, body.error.data.requestId)
+      assert.equal(line.requestId, body.error.data?.requestId)
       assert.ok(!logged.includes(CANARY), `a parameter reached the log: ${logged}`)
       assert.ok(!logged.includes('params:'), logged)
     } finally {
