@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 import { postChat } from './support/chat.ts'
 
@@ -16,22 +16,16 @@ let url: string
 before(async () => {
   stack = await startTestStack({ models: [{ id: ROUTE }] })
   url = await stack.listen()
-  const res = await stack
-    .edge()
-    .request(
-      '/api/settings/memory',
-      json(
-        { observationMessageTokens: 1_000, asyncBuffering: false, observationBlockAfter: 1 },
-        { method: 'PATCH' },
-      ),
-    )
-  assert.equal(res.status, 200, await res.clone().text())
+  const res = await typedClient(stack.edge()).api.settings.memory.$patch({
+    json: { observationMessageTokens: 1_000, asyncBuffering: false, observationBlockAfter: 1 },
+  })
+  await okJson(res, 200)
 })
 after(() => stack.stop())
 
 test('the Observer runs on the selected gateway route once the threshold is passed', async () => {
-  const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
-  const sessionId = ((await created.json()) as any).id
+  const api = typedClient(url).api
+  const sessionId = (await okJson(await api.sessions.$post({ json: {} }))).id
   stack.gateway.respondWith((request) => {
     const system = JSON.stringify(request.body.messages.filter((m: any) => m.role === 'system'))
     if (/observ/i.test(system) && !/ROLE/.test(system)) {
@@ -47,7 +41,7 @@ test('the Observer runs on the selected gateway route once the threshold is pass
       await readUiStream(res)
     }
     await stack.host.resources.memory
-      .forSettings((await (await stack.edge().request('/api/settings/memory')).json()) as any)
+      .forSettings(await okJson(await api.settings.memory.$get(), 200))
       .settled()
     const calls = stack.gateway.requests
       .slice(seen)
