@@ -41,6 +41,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
     dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-wstools-')))
     repo = join(dir, 'root', 'proj')
     await mkdir(join(repo, 'src'), { recursive: true })
+    await mkdir(join(repo, '.git'))
     await mkdir(join(dir, 'outside'))
     await writeFile(join(repo, 'src', 'a.ts'), 'export const answer = 1\n')
     await writeFile(
@@ -299,6 +300,31 @@ test('without a working sandbox the shell reports itself unavailable with the fi
     const { unavailableTools } = await factory.build({ workspaceRoot: tmpdir() })
     const shell = unavailableTools.find((u) => u.agentId === 'implementer' && u.tool === 'shell')
     assert.match(shell?.reason ?? '', /install bubblewrap/)
+    // With a working sandbox, a workspace without .git still gets no shell, and says why.
+    const withSandbox = createAgentFactory({
+      db: stack.host.resources.databases.application.db,
+      models: stack.host.resources.models,
+      tools: { bind: () => ({ ok: false, reason: 'n/a' }) },
+      sandbox: { available: true },
+    })
+    const noGit = await mkdtemp(join(tmpdir(), 'popagent-no-git-'))
+    try {
+      const team = await withSandbox.build({ workspaceRoot: noGit })
+      const refused = team.unavailableTools.find(
+        (u) => u.agentId === 'implementer' && u.tool === 'shell',
+      )
+      assert.match(refused?.reason ?? '', /not a Git repository/)
+      await team.dispose()
+      await mkdir(join(noGit, '.git'))
+      const withGit = await withSandbox.build({ workspaceRoot: noGit })
+      assert.ok(
+        !withGit.unavailableTools.some((u) => u.tool === 'shell'),
+        'shell offered with .git',
+      )
+      await withGit.dispose()
+    } finally {
+      await rm(noGit, { recursive: true, force: true })
+    }
   } finally {
     await stack.stop()
   }

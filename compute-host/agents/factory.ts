@@ -16,6 +16,7 @@ import type { Workspace } from '@mastra/core/workspace'
 import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
 import { createLspInspect } from '../workspaces/lsp-inspect.ts'
 import { withUnavailableNote } from './unavailable-note.ts'
+import { shellRefusalFor } from '../workspaces/shell-needs-git.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
@@ -113,7 +114,9 @@ export function createAgentFactory(factoryOptions: {
           : // The language server runs in the same sandbox as the shell, or not at all.
             (name === 'shell' || name === 'lsp-inspect') && !sandbox.available
             ? sandbox.reason
-            : undefined
+            : name === 'shell'
+              ? shellRefusalFor(options.workspaceRoot)
+              : undefined
         if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
         else if (name === 'lsp-inspect') {
           run.lsp ??= createLspInspect(options.workspaceRoot!)
@@ -137,7 +140,7 @@ export function createAgentFactory(factoryOptions: {
         root: options.workspaceRoot,
         access: row.workspaceAccess,
         tools: row.tools,
-        sandboxAvailable: sandbox.available,
+        sandboxAvailable: sandbox.available && !shellRefusalFor(options.workspaceRoot),
         shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
       })
     if (workspace) run.workspaces.push(workspace)

@@ -17,7 +17,8 @@ import { join } from 'node:path'
  *   path, so paths mean the same inside and out (the language server's locations rely on it).
  * - The repository's `.git` read-only on top of a writable repository: configuration written
  *   there (`core.fsmonitor`, hooks, filters) would run on the owner's next `git status`, outside
- *   any sandbox. Only the root's `.git` is covered; see docs/security.md.
+ *   any sandbox. Only the root's `.git` is covered (docs/security.md), and a workspace without
+ *   one gets no shell (shell-needs-git.ts).
  *
  * No `--chdir`: bubblewrap keeps the caller's working directory, which is inside the repository.
  */
@@ -52,7 +53,8 @@ export function sandboxArgs(options: {
   return args
 }
 
-// What ordinary commands need to run; nothing under /home, /root, /run or /var.
+// What ordinary commands need to run; nothing under /home, /root, /run, /var or /opt (popagent
+// itself, with its data directory and every other workspace, is often installed under /opt).
 const SYSTEM_PATHS = [
   '/usr',
   '/bin',
@@ -70,5 +72,4 @@ const SYSTEM_PATHS = [
   '/etc/ld.so.cache',
   '/etc/localtime',
   '/etc/hosts',
-  '/opt',
 ]

@@ -22,7 +22,8 @@ export async function probeThroughAgentTurn(
   root: string,
   probes: Probe[],
 ): Promise<Record<string, string>> {
-  await mkdir(join(root, 'proj'), { recursive: true })
+  // A repository: the shell is offered only where .git exists to be kept read-only.
+  await mkdir(join(root, 'proj', '.git'), { recursive: true })
   const { stack, url, workspaceId } = await startFileToolStack(root, 60_000)
   try {
     const edge = stack.edge()
