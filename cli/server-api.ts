@@ -3,6 +3,7 @@ import { DEFAULT_DATA_DIR } from '../compute-host/env.ts'
 import type { AppType } from '../handlers/app.ts'
 import type { ErrorBody } from '../runtime/errors.ts'
 import { withoutEmptyValues } from '../runtime/env-values.ts'
+import { isLoopbackAddress } from '../handlers/host-allowlist.ts'
 import { readApiKeyFile } from './api-key-file.ts'
 
 /** The body type of a route's success answers (200/201), as `hc<AppType>` declares them. */
@@ -23,9 +24,15 @@ export function serverApi(raw: Record<string, string | undefined>) {
   const base = (env.POPAGENT_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`).replace(/\/+$/, '')
   const dataDir = env.POPAGENT_DATA_DIR ?? DEFAULT_DATA_DIR
   // Read once, on the first request: a verb that fails its usage check never touches the file.
+  // The local key file belongs to the local server: it is never sent to another host.
+  const local = isLoopbackAddress(new URL(base).hostname)
   let key: Promise<string | undefined> | undefined
   const apiKey = () =>
-    (key ??= env.POPAGENT_API_KEY ? Promise.resolve(env.POPAGENT_API_KEY) : readApiKeyFile(dataDir))
+    (key ??= env.POPAGENT_API_KEY
+      ? Promise.resolve(env.POPAGENT_API_KEY)
+      : local
+        ? readApiKeyFile(dataDir)
+        : Promise.resolve(undefined))
 
   const client = hc<AppType>(base, {
     headers: async (): Promise<Record<string, string>> => {
@@ -46,7 +53,9 @@ export function serverApi(raw: Record<string, string | undefined>) {
     if (res.status === 401) {
       const tried = (await apiKey())
         ? 'refused the API key'
-        : `needs an API key (no ${dataDir}/api-key)`
+        : local
+          ? `needs an API key (no ${dataDir}/api-key)`
+          : 'needs an API key (the local key file is sent only to a loopback POPAGENT_URL)'
       throw new Error(
         `popagent at ${base} ${tried}: set POPAGENT_API_KEY, or POPAGENT_DATA_DIR to the server's data directory, whose api-key file holds the key`,
       )
