@@ -1,3 +1,4 @@
+import { toStorable } from '../../runtime/contracts/storable-text.ts'
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
 import { TASK_CANCEL_CHANNEL, TASK_WAKE_CHANNEL } from '../../runtime/tasks/notify-topics.ts'
@@ -92,7 +93,9 @@ const ABORT_CLASSES = {
  *   pass finish, then nothing more runs.
  */
 export function createTaskRunner(options: RunnerOptions) {
-  const { handle, log, redact } = options
+  const { handle, log } = options
+  // Everything the runner saves passes the redactor, then loses what PostgreSQL cannot store.
+  const redact = (text: string) => toStorable(options.redact(text))
   const db: Db = handle.db
   const runnerId = options.runnerId ?? `runner-${randomUUID()}`
   const leaseMs = options.leaseMs ?? 30_000
