@@ -1,12 +1,12 @@
 import type { GitConfig } from './git-config.ts'
 import type { RepositoryFiles } from './repository-files.ts'
-import { wildmatch } from './wildmatch.ts'
+import { wildmatch, type Matcher } from './wildmatch.ts'
 
 /** How git would turn a work-tree file into a blob: as is, CRLF to LF, or CRLF to LF if text. */
 export type LineEndings = 'as-is' | 'text' | 'auto'
 
 type Value = true | false | string | undefined
-type Line = { match: RegExp; basename: boolean; settings: [name: string, value: Value][] }
+type Line = { match: Matcher; basename: boolean; settings: [name: string, value: Value][] }
 
 const MAX_ATTRIBUTES_BYTES = 4 * 1024 * 1024
 const WANTED = new Set(['text', 'crlf', 'eol'])

@@ -1,7 +1,7 @@
 import type { RepositoryFiles } from './repository-files.ts'
-import { wildmatch } from './wildmatch.ts'
+import { wildmatch, type Matcher } from './wildmatch.ts'
 
-type Rule = { match: RegExp; negative: boolean; directoryOnly: boolean; basename: boolean }
+type Rule = { match: Matcher; negative: boolean; directoryOnly: boolean; basename: boolean }
 
 const MAX_IGNORE_BYTES = 4 * 1024 * 1024
 

@@ -27,6 +27,8 @@ export class UnsupportedIndex extends Error {}
 const EXTENDED = 0x4000
 const SKIP_WORKTREE = 0x4000
 const INTENT_TO_ADD = 0x2000
+// PATH_MAX: no file a name this long could be checked out.
+const MAX_PATH_BYTES = 4096
 
 /**
  * Parses `.git/index` (versions 2, 3 and 4) as data: the entries with the stat data git took
@@ -72,6 +74,11 @@ export function parseIndex(data: Buffer, hashBytes: number): GitIndex {
       if (nul < 0 || nul >= end) throw new UnsupportedIndex('truncated name')
       const prefix = Buffer.from(previous, 'utf8')
       if (strip < 0 || strip > prefix.length) throw new UnsupportedIndex('bad name prefix')
+      // Each name repeats its predecessor's prefix: unbounded, names could grow by the suffix
+      // each entry, a few bytes of index costing memory quadratic in its size.
+      if (prefix.length - strip + (nul - pos) > MAX_PATH_BYTES) {
+        throw new UnsupportedIndex('name too long')
+      }
       path = Buffer.concat([
         prefix.subarray(0, prefix.length - strip),
         data.subarray(pos, nul),

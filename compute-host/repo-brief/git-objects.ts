@@ -1,5 +1,6 @@
 import { inflateSync } from 'node:zlib'
 import { OBJECT_TYPES, openPack, type GitObject, type Pack } from './git-pack.ts'
+import { createReadBudget } from './read-budget.ts'
 import type { RepositoryFiles } from './repository-files.ts'
 
 export type TreeEntry = { name: string; mode: number; oid: string }
@@ -7,6 +8,12 @@ export type TreeEntry = { name: string; mode: number; oid: string }
 // Trees and commits are what the brief reads; a tree this large has over a million entries.
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024
 const OBJECTS = '.git/objects'
+// Per brief, as `.git` is the agent's: what may be inflated and kept (read-budget.ts), and how
+// many packs and how much of their indexes are read; objects past these are unreadable.
+const MAX_INFLATED_BYTES = 256 * 1024 * 1024
+const MAX_CACHED_BYTES = 64 * 1024 * 1024
+const MAX_PACKS = 64
+const MAX_TOTAL_IDX_BYTES = 512 * 1024 * 1024
 
 /**
  * The repository's object database, read as data: packs first (where nearly everything lives),
@@ -15,13 +22,19 @@ const OBJECTS = '.git/objects'
  */
 export function createObjectStore(files: RepositoryFiles, hashBytes: number) {
   let packs: Pack[] | undefined
+  const budget = createReadBudget(MAX_INFLATED_BYTES, MAX_CACHED_BYTES)
   const openPacks = (): Pack[] => {
     const found: Pack[] = []
     const names = files.readDir(`${OBJECTS}/pack`).map((d) => d.name)
-    for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
+    const indexes = names.filter((n) => n.endsWith('.idx')).sort()
+    let idxLeft = MAX_TOTAL_IDX_BYTES
+    for (const name of indexes.slice(0, MAX_PACKS)) {
       const stem = `${OBJECTS}/pack/${name.slice(0, -4)}`
       try {
-        found.push(openPack(files, `${stem}.idx`, `${stem}.pack`, hashBytes, MAX_OBJECT_BYTES))
+        const paths = [`${stem}.idx`, `${stem}.pack`] as const
+        const pack = openPack(files, ...paths, hashBytes, MAX_OBJECT_BYTES, budget, idxLeft)
+        idxLeft -= pack.indexBytes
+        found.push(pack)
       } catch {
         // An unreadable pack is skipped; its objects are then missing.
       }
@@ -39,6 +52,7 @@ export function createObjectStore(files: RepositoryFiles, hashBytes: number) {
     }
     const loose = files.read(`${OBJECTS}/${oid.slice(0, 2)}/${oid.slice(2)}`, MAX_OBJECT_BYTES)
     const data = inflateSync(loose, { maxOutputLength: MAX_OBJECT_BYTES + 64 })
+    budget.spend(data.length)
     const nul = data.indexOf(0)
     const [type, size] = data.toString('latin1', 0, Math.max(nul, 0)).split(' ')
     const known = OBJECT_TYPES.find((t) => t === type)

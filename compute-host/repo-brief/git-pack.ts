@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs'
 import { inflateSync } from 'node:zlib'
 import { applyDelta } from './git-delta.ts'
+import type { ReadBudget } from './read-budget.ts'
 import { readAt, type RepositoryFiles } from './repository-files.ts'
 
 export type GitObject = { type: 'commit' | 'tree' | 'blob' | 'tag'; data: Buffer }
@@ -11,9 +12,8 @@ const REF_DELTA = 7
 const IDX_MAGIC = 0xff744f63
 // An index of 256 MiB describes some nine million objects; past that the brief does without.
 const MAX_IDX_BYTES = 256 * 1024 * 1024
-// git's own default chain is 50; a deeper one is refused rather than followed without end.
-const MAX_CHAIN = 1000
-const CACHED_OBJECTS = 512
+// git's own default chain depth; a deeper one is refused: each level may inflate a whole object.
+const MAX_CHAIN = 50
 
 export type Pack = ReturnType<typeof openPack>
 
@@ -21,7 +21,9 @@ export type Pack = ReturnType<typeof openPack>
  * One pack file and its version-2 index, read as data: the index is searched in memory, and an
  * object is read at its offset with a bounded read, inflated to exactly its recorded size, and
  * rebuilt through its delta chain (offset deltas within the pack, reference deltas through
- * `lookup`). Decoded objects are kept for the brief, as sibling trees share their bases.
+ * `lookup`). Decoded objects are kept for the brief (in `budget`, which also counts what is
+ * inflated), as sibling trees share their bases. A chain that comes back to an entry it is
+ * already resolving is refused at once, before anything more is inflated.
  */
 export function openPack(
   files: RepositoryFiles,
@@ -29,8 +31,10 @@ export function openPack(
   packPath: string,
   hashBytes: number,
   maxObjectBytes: number,
+  budget: ReadBudget,
+  maxIdxBytes = MAX_IDX_BYTES,
 ) {
-  const idx = files.read(idxPath, MAX_IDX_BYTES)
+  const idx = files.read(idxPath, Math.min(maxIdxBytes, MAX_IDX_BYTES))
   if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== IDX_MAGIC || idx.readUInt32BE(4) !== 2) {
     throw new Error(`unsupported pack index ${idxPath}`)
   }
@@ -41,7 +45,7 @@ export function openPack(
   const largeAt = offsetsAt + count * 4
   if (idx.length < largeAt) throw new Error(`truncated pack index ${idxPath}`)
   let fd: number | undefined
-  const cache = new Map<number, GitObject>()
+  const resolving = new Set<number>()
 
   const offsetOf = (i: number) => {
     const small = idx.readUInt32BE(offsetsAt + i * 4)
@@ -56,9 +60,10 @@ export function openPack(
     lookup: (oid: string, depth: number) => GitObject,
     depth: number,
   ): GitObject => {
-    const cached = cache.get(offset)
+    const cached = budget.cached(`${packPath}:${offset}`)
     if (cached) return cached
     if (depth > MAX_CHAIN) throw new Error('delta chain too deep')
+    if (resolving.has(offset)) throw new Error('delta loop')
     fd ??= files.open(packPath).fd
     const header = readAt(fd, offset, 32 + hashBytes)
     let p = 0
@@ -93,21 +98,29 @@ export function openPack(
       base = () => lookup(oid, depth + 1)
     } else if (!OBJECT_TYPES[type]) throw new Error(`bad pack entry type ${type}`)
     if (size > maxObjectBytes) throw new Error('object too large')
+    budget.spend(size)
     // Deflate never grows data by more than this, so the whole stream is in the read.
     const compressed = readAt(fd, offset + p, size + (size >> 10) + 64)
     const data = inflateSync(compressed, { maxOutputLength: Math.max(size, 1) })
     if (data.length !== size) throw new Error('pack entry size mismatch')
     let object: GitObject
     if (base) {
-      const from = base()
+      resolving.add(offset)
+      let from: GitObject
+      try {
+        from = base()
+      } finally {
+        resolving.delete(offset)
+      }
       object = { type: from.type, data: applyDelta(from.data, data, maxObjectBytes) }
+      budget.spend(object.data.length)
     } else object = { type: OBJECT_TYPES[type]!, data }
-    if (cache.size >= CACHED_OBJECTS) cache.delete(cache.keys().next().value!)
-    cache.set(offset, object)
+    budget.keep(`${packPath}:${offset}`, object)
     return object
   }
 
   return {
+    indexBytes: idx.length,
     /** The object's offset in the pack, or undefined when the pack does not hold it. */
     find(oid: Buffer): number | undefined {
       let low = fanout(oid[0]! - 1)
