@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { postChat, roleOf } from './support/chat.ts'
+import { markRoles, postChat, roleOf } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
@@ -17,13 +17,7 @@ let url: string
 before(async () => {
   stack = await startTestStack({ models: [{ id: 'remote/a' }] })
   url = await stack.listen()
-  for (const id of ['orchistrator', 'researcher']) {
-    const res = await typedClient(stack.edge()).api.agents[':id'].$patch({
-      param: { id },
-      json: { instructions: `ROLE:${id}`, modelOverride: null },
-    })
-    await okJson(res, 200)
-  }
+  await markRoles(stack, ['orchistrator', 'researcher'])
   // Each delegation carries the secret; the specialist answers with it too.
   stack.gateway.respondWith((r) => {
     const delegated = (r.body?.messages ?? []).some((m: any) => m.role === 'tool')

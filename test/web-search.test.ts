@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { searchSearxng } from '../compute-host/tools/web-search.ts'
 import { AgentActivity } from '../runtime/contracts/chat.ts'
-import { postChat, roleOf } from './support/chat.ts'
+import { markRoles, postChat, roleOf } from './support/chat.ts'
 import { startFakeSearxng } from './support/fake-searxng.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
@@ -52,13 +52,7 @@ describe('web search in a turn', () => {
       hostEnv: { SEARXNG_URL: searxng.url },
     })
     url = await stack.listen()
-    for (const id of ['orchistrator', 'researcher']) {
-      const res = await typedClient(stack.edge()).api.agents[':id'].$patch({
-        param: { id },
-        json: { instructions: `ROLE:${id}`, modelOverride: null },
-      })
-      await okJson(res, 200)
-    }
+    await markRoles(stack, ['orchistrator', 'researcher'])
   })
   after(async () => {
     await stack.stop()

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { postChat, roleOf } from './support/chat.ts'
+import { markRoles, postChat, roleOf } from './support/chat.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { errorJson, okJson, typedClient } from './support/typed-client.ts'
@@ -43,12 +43,8 @@ test('the brief of a workspace with no directory says how to register a reposito
 })
 
 test('agents of a turn in that workspace are told why their workspace tools are missing', async () => {
+  await markRoles(stack, ['implementer'])
   const api = typedClient(stack.edge()).api
-  const res = await api.agents[':id'].$patch({
-    param: { id: 'implementer' },
-    json: { instructions: 'ROLE:implementer', modelOverride: null },
-  })
-  await okJson(res, 200)
   const session = await api.sessions.$post({ json: { workspaceId: 'wsp_default' } })
   const sessionId = (await okJson(session)).id
   const seen: RecordedRequest[] = []

@@ -41,7 +41,12 @@ export type RunAgents = {
 }
 
 /** What one run's agents hold that must be released when the run ends. */
-type RunResources = { workspaces: Workspace[]; lsp?: ReturnType<typeof createLspInspect> }
+type RunResources = {
+  workspaces: Workspace[]
+  lsp?: ReturnType<typeof createLspInspect>
+  /** Why this run's repository gets no shell (looked up once per run, not once per agent). */
+  shellRefusal?: string
+}
 
 /** What a caller adds to one run's agents (chat turns and tasks pass their own). */
 export type BuildOptions = {
@@ -115,7 +120,7 @@ export function createAgentFactory(factoryOptions: {
             (name === 'shell' || name === 'lsp-inspect') && !sandbox.available
             ? sandbox.reason
             : name === 'shell'
-              ? shellRefusalFor(options.workspaceRoot)
+              ? run.shellRefusal
               : undefined
         if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
         else if (name === 'lsp-inspect') {
@@ -140,7 +145,7 @@ export function createAgentFactory(factoryOptions: {
         root: options.workspaceRoot,
         access: row.workspaceAccess,
         tools: row.tools,
-        sandboxAvailable: sandbox.available && !shellRefusalFor(options.workspaceRoot),
+        sandboxAvailable: sandbox.available && !run.shellRefusal,
         shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
       })
     if (workspace) run.workspaces.push(workspace)
@@ -174,7 +179,10 @@ export function createAgentFactory(factoryOptions: {
       const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
-      const run: RunResources = { workspaces: [] }
+      const run: RunResources = {
+        workspaces: [],
+        ...(options.workspaceRoot && { shellRefusal: shellRefusalFor(options.workspaceRoot) }),
+      }
       const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
       if (!supervisorRow) {
         throw new ConfigurationError(

@@ -14,6 +14,13 @@ export type TypeScriptServer = { command: string; directory: string }
  * server loads no tsserver plugins.
  */
 export function ownTypeScriptServer(): TypeScriptServer {
+  // Resolved once per process: every run that inspects code would otherwise repeat it.
+  return (resolved ??= resolveServer())
+}
+
+let resolved: TypeScriptServer | undefined
+
+function resolveServer(): TypeScriptServer {
   const fromHere = createRequire(import.meta.url)
   const typescript = fromHere.resolve('typescript/package.json')
   const platformPackage = `@typescript/typescript-${process.platform}-${process.arch}/package.json`

@@ -24,7 +24,7 @@ import { test } from 'node:test'
 import { LocalSandbox } from '@mastra/core/workspace'
 import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
 import { json } from '../support/app.ts'
-import { postChat, roleOf } from '../support/chat.ts'
+import { markRoles, postChat, roleOf } from '../support/chat.ts'
 import type { RecordedRequest } from '../support/scripted-gateway.ts'
 import { startTestStack } from '../support/stack.ts'
 import { readUiStream } from '../support/ui-stream.ts'
@@ -62,13 +62,7 @@ test(
     const failures: string[] = []
     try {
       const edge = stack.edge()
-      for (const id of ['orchistrator', 'researcher', 'implementer']) {
-        const res = await edge.request(
-          `/api/agents/${id}`,
-          json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-        )
-        assert.equal(res.status, 200, await res.text())
-      }
+      await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])
       const url = await stack.listen()
       for (const repo of ['ts7', 'ts5']) {
         const created = await edge.request(

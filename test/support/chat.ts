@@ -1,5 +1,19 @@
 import { json } from './app.ts'
 import type { RecordedRequest } from './scripted-gateway.ts'
+import type { TestStack } from './stack.ts'
+import { okJson, typedClient } from './typed-client.ts'
+
+/** Gives each agent its `ROLE:<id>` marker as instructions (what `roleOf` reads), through the API. */
+export async function markRoles(stack: Pick<TestStack, 'edge'>, ids: readonly string[]) {
+  const api = typedClient(stack.edge()).api
+  for (const id of ids) {
+    const res = await api.agents[':id'].$patch({
+      param: { id },
+      json: { instructions: `ROLE:${id}`, modelOverride: null },
+    })
+    await okJson(res, 200)
+  }
+}
 
 /** Which agent sent a gateway request: test agents' instructions carry a `ROLE:<id>` marker. */
 export function roleOf(request: RecordedRequest): string {

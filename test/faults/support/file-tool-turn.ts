@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { json } from '../../support/app.ts'
-import { postChat, roleOf } from '../../support/chat.ts'
+import { markRoles, postChat, roleOf } from '../../support/chat.ts'
 import type { RecordedRequest } from '../../support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from '../../support/stack.ts'
 import { readUiStream } from '../../support/ui-stream.ts'
@@ -41,14 +41,8 @@ export async function startFileToolStack(root: string, shellTimeoutMs = 20_000) 
     models: [{ id: 'remote/a' }],
     hostEnv: { POPAGENT_WORKSPACE_ROOT: root, POPAGENT_SHELL_TIMEOUT_MS: String(shellTimeoutMs) },
   })
+  await markRoles(stack, ['orchistrator', 'implementer'])
   const edge = stack.edge()
-  for (const id of ['orchistrator', 'implementer']) {
-    const res = await edge.request(
-      `/api/agents/${id}`,
-      json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-    )
-    assert.equal(res.status, 200, await res.text())
-  }
   const created = await edge.request(
     '/api/workspaces',
     json({ name: 'proj', path: 'proj' }, { method: 'POST' }),
