@@ -14,7 +14,7 @@ const run = promisify(execFile)
 const CLONE_TIMEOUT_MS = 120_000
 
 /** popagent's own install: the folder above compute-host/. */
-export const INSTALL_DIR = fileURLToPath(new URL('../..', import.meta.url))
+const INSTALL_DIR = fileURLToPath(new URL('../..', import.meta.url))
 
 export type DefaultCheckout =
   | { state: 'present' }
