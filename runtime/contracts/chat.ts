@@ -81,5 +81,7 @@ export const AssistantMetadata = z.object({
   usage: z.record(z.string(), ModelUsage),
   aborted: z.boolean().optional(),
   error: z.string().optional(),
+  /** The session revision this turn was saved as; only on the final chunk of a saved turn, absent when it was aborted or failed. */
+  savedRevision: z.number().int().optional(),
 })
 export type AssistantMetadata = z.infer<typeof AssistantMetadata>
