@@ -2,6 +2,8 @@
  * Runs `stop` once on SIGTERM or SIGINT and exits 0 when it finished (1 if it failed). A second
  * signal while stopping exits at once.
  */
+import { errorMessage } from '../runtime/error-message.ts'
+
 export function onShutdown(stop: () => Promise<void>, say: (line: string) => void = console.error) {
   let stopping = false
   const handler = (signal: NodeJS.Signals) => {
@@ -11,7 +13,7 @@ export function onShutdown(stop: () => Promise<void>, say: (line: string) => voi
     stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        say(`popagent: shutdown failed: ${error instanceof Error ? error.message : String(error)}`)
+        say(`popagent: shutdown failed: ${errorMessage(error)}`)
         process.exit(1)
       },
     )

@@ -3,6 +3,7 @@ import type { CatalogRead } from '../runtime/contracts/models.ts'
 import { AppError } from '../runtime/errors.ts'
 import type { AppEnv } from './env.ts'
 import { edgeLog } from './log.ts'
+import { errorMessage } from '../runtime/error-message.ts'
 
 export const UnknownModel = AppError.define(
   'UNKNOWN_MODEL',
@@ -15,7 +16,7 @@ export async function readCatalog(c: Context<AppEnv>): Promise<CatalogRead> {
   try {
     return await c.var.host.models({ timeoutMs: 6_000 })
   } catch (error) {
-    return { catalog: null, error: error instanceof Error ? error.message : String(error) }
+    return { catalog: null, error: errorMessage(error) }
   }
 }
 

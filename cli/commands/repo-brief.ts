@@ -1,4 +1,5 @@
 import { serverApi } from '../server-api.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 /**
  * `popagent repo-brief <workspace> <query>`: prints the repository brief of a registered workspace
@@ -24,7 +25,7 @@ export async function repoBrief(env: Record<string, string | undefined>, args: s
     process.stdout.write(text)
   } catch (error) {
     // Operator-facing: the reason, no stack.
-    console.error(`popagent repo-brief: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(`popagent repo-brief: ${errorMessage(error)}`)
     process.exitCode = 1
   }
 }

@@ -1,6 +1,7 @@
 import type { Schedule } from '../../runtime/contracts/schedules.ts'
 import { serverApi } from '../server-api.ts'
 import { formatTable } from '../table.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 /**
  * `popagent schedules [--json]`: lists the cron schedules of a running popagent through the same
@@ -22,7 +23,7 @@ export async function schedules(env: Record<string, string | undefined>, args: s
     process.stdout.write(formatSchedules(body.schedules))
   } catch (error) {
     // Operator-facing: the reason, no stack.
-    console.error(`popagent schedules: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(`popagent schedules: ${errorMessage(error)}`)
     process.exitCode = 1
   }
 }

@@ -1,6 +1,7 @@
 import type { TaskWorkflow } from '../../runtime/contracts/tasks.ts'
 import { serverApi } from '../server-api.ts'
 import { formatTable } from '../table.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 /**
  * Operator verbs for background tasks, over the same HTTP routes the UI uses:
@@ -110,7 +111,7 @@ async function run(verb: string, work: () => Promise<unknown>) {
     await work()
   } catch (error) {
     // Operator-facing: the reason, no stack.
-    console.error(`popagent ${verb}: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(`popagent ${verb}: ${errorMessage(error)}`)
     process.exitCode = 1
   }
 }

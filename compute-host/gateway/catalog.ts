@@ -1,5 +1,6 @@
 import type { CatalogRead, ModelCatalog } from '../../runtime/contracts/models.ts'
 import { GatewayNotAnswering, requestModels } from './request-models.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 const FETCH_TIMEOUT_MS = 5_000
 
@@ -29,7 +30,7 @@ export function createModelCatalog(options: {
       failed = undefined
       return { catalog }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       failed = { at: Date.now(), error: message }
       return { catalog: good?.catalog ?? null, error: message }
     }

@@ -1,5 +1,6 @@
 import type { GatewayStatus } from '../../runtime/contracts/health.ts'
 import { requestModels } from './request-models.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 const PROBE_TIMEOUT_MS = 2_000
 const CACHE_MS = 5_000
@@ -32,7 +33,7 @@ export function createGatewayProbe(options: {
       }
       return { configured: true, reachable: true, latencyMs: latency() }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       return { configured: true, reachable: false, latencyMs: latency(), error: message }
     }
   }

@@ -9,6 +9,7 @@ import { WorkspaceNotFound } from '../../runtime/sessions/errors.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
 import type { Logger } from '../log.ts'
 import { within } from './containment.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 const run = promisify(execFile)
 const CLONE_TIMEOUT_MS = 120_000
@@ -84,7 +85,7 @@ export async function ensureDefaultCheckout(options: {
     )
   } catch (error) {
     // Start goes on without it: the workspace then reports itself missing, with this reason.
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     const reason = `cloning ${source} into ${target} failed (${message.slice(0, 300)}); is git installed?`
     options.log.warn('default workspace has no repository', { reason })
     return { state: 'missing', reason }

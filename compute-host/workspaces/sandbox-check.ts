@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BoundedSandbox } from './bounded-sandbox.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 export type SandboxStatus = { available: true } | { available: false; reason: string }
 
@@ -54,7 +55,7 @@ export async function checkSandbox(): Promise<SandboxStatus> {
     }
     return { available: true }
   } catch (error) {
-    return unavailable(error instanceof Error ? error.message : String(error))
+    return unavailable(errorMessage(error))
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import type { Db } from '../../db/index.ts'
 import type { HealthBody, ProbeResult } from '../../runtime/contracts/health.ts'
 import type { AppEnv } from '../env.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 const PROBE_TIMEOUT_MS = 3_000
 
@@ -21,7 +22,7 @@ async function probe(db: Db): Promise<ProbeResult> {
     ])
     return { ok: true, latencyMs: Math.round(performance.now() - started) }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     return { ok: false, latencyMs: Math.round(performance.now() - started), error: message }
   } finally {
     clearTimeout(timer)
@@ -38,7 +39,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     probe(c.var.observabilityDb),
     c.var.host.health({ timeoutMs: PROBE_TIMEOUT_MS }).then(
       (h) => ({ ok: true as const, h }),
-      (e: unknown) => ({ ok: false as const, error: e instanceof Error ? e.message : String(e) }),
+      (e: unknown) => ({ ok: false as const, error: errorMessage(e) }),
     ),
   ])
   const body: HealthBody = {
