@@ -25,6 +25,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadOrCreateApiKey, readApiKeyFile, resolveApiKey } from '../cli/api-key-file.ts'
 import { runCli, startCli } from './support/process.ts'
+import { until, waitFor } from './support/until.ts'
 
 const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8).padStart(4, '0')
 
@@ -187,7 +188,7 @@ describe('popagent start without POPAGENT_API_KEY', () => {
     // A restart reuses the key; off a terminal it names the file instead of printing the key.
     const second = await startCli(['start'], env)
     try {
-      await waitFor(() => /the API key is in/.test(second.output()) || undefined)
+      await until(() => /the API key is in/.test(second.output()))
       assert.doesNotMatch(second.output(), /#key=/)
       assert.match(second.output(), new RegExp(`the API key is in ${dataDir}/api-key; open`))
       const health = await fetch(`${second.url}/api/health`, { headers: { 'x-popagent-key': key } })
@@ -197,13 +198,3 @@ describe('popagent start without POPAGENT_API_KEY', () => {
     }
   })
 })
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { observeSoon, startCanaryHost, type CanaryHost } from './support/canary-host.ts'
-import { until } from './support/brief-fixtures.ts'
+import { until } from './support/until.ts'
 
 describe('Mastra’s log lines in a host process', () => {
   let host: CanaryHost

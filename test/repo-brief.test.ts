@@ -19,8 +19,8 @@ import {
   readProbe,
   sleepers,
   slowGitStatus,
-  until,
 } from './support/brief-fixtures.ts'
+import { until } from './support/until.ts'
 import { json } from './support/app.ts'
 import { postChat, roleOf } from './support/chat.ts'
 import { runCli } from './support/process.ts'

@@ -18,6 +18,7 @@ import type { TaskSource } from '../db/schema/tasks.ts'
 import * as Schedules from '../runtime/schedules/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
+import { until } from './support/until.ts'
 
 const MINUTE = 60_000
 
@@ -366,7 +367,7 @@ describe('cron scheduler', () => {
     })
     scheduler.start()
     clock.advance(15 * MINUTE)
-    await until(async () => (await tasksOf(database.db, schedule.id)).length === 1)
+    await until(async () => (await tasksOf(database.db, schedule.id)).length === 1, 5_000)
     await scheduler.stop()
 
     const broken = openNodePostgres(database.url, { max: 1 })
@@ -374,18 +375,10 @@ describe('cron scheduler', () => {
     const { log, lines } = capturingLog()
     const failing = createScheduler({ db: broken.db, log, now: clock.now, intervalMs: 10 })
     failing.start()
-    await until(async () => lines.filter((l) => l.level === 'error').length >= 3)
+    await until(async () => lines.filter((l) => l.level === 'error').length >= 3, 5_000)
     await failing.stop()
     const errors = lines.length
     await new Promise((r) => setTimeout(r, 50))
     assert.equal(lines.length, errors, 'no tick after stop()')
   })
 })
-
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}

@@ -9,7 +9,8 @@ import type { TaskExecutor } from '../compute-host/tasks/runner.ts'
 import { toStorable } from '../runtime/contracts/storable-text.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
-import { add, row, startRunner, until } from './support/task-runner.ts'
+import { add, row, startRunner } from './support/task-runner.ts'
+import { until } from './support/until.ts'
 
 let database: TestDatabase
 before(async () => {

@@ -13,7 +13,7 @@ import { json } from './support/app.ts'
 import { runCli } from './support/process.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
-import { until } from './support/task-runner.ts'
+import { until } from './support/until.ts'
 import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 import { enqueue } from '../runtime/tasks/index.ts'
 

@@ -18,7 +18,8 @@ import type { TaskExecutor } from '../../compute-host/tasks/runner.ts'
 import { createId } from '../../runtime/ids.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { startCutProxy } from '../support/pg-cut-proxy.ts'
-import { startRunner, until, userTask } from '../support/task-runner.ts'
+import { startRunner, userTask } from '../support/task-runner.ts'
+import { until } from '../support/until.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 
 const TASKS = sized(200, 2_000)

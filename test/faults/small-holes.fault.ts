@@ -20,13 +20,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { json } from '../support/app.ts'
-import {
-  makeRepository,
-  readProbe,
-  sleepers,
-  slowGitStatus,
-  until,
-} from '../support/brief-fixtures.ts'
+import { makeRepository, readProbe, sleepers, slowGitStatus } from '../support/brief-fixtures.ts'
+import { until } from '../support/until.ts'
 import { observeSoon, startCanaryHost } from '../support/canary-host.ts'
 import { readUiStream } from '../support/ui-stream.ts'
 import { startTestStack, type TestStack } from '../support/stack.ts'

@@ -106,16 +106,6 @@ export function sleepers(seconds: number): number[] {
   }
   return found
 }
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Waits until `check` holds, polling every 20 ms, or throws after `ms`. */
-export async function until(check: () => boolean, ms: number, what: string) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await sleep(20)
-  }
-}
 
 /**
  * Tells whether `file` is read from now on, by its access time: set to the epoch, any read moves
