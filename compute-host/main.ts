@@ -26,7 +26,11 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
 import { noopTracer } from './observability/tracer.ts'
-import { createAgentExecutor } from './tasks/agent-executor.ts'
+import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
+import { createObserverRegistry } from './runs/observer-registry.ts'
+import { runDeps } from './runs/run-deps.ts'
+import { createTaskAttempts } from './runs/task-attempt.ts'
+import { tracingObserver } from './runs/tracing-observer.ts'
 import { createTaskRunner } from './tasks/runner.ts'
 import { taskTiming } from './tasks/timing.ts'
 import { hostname } from 'node:os'
@@ -124,6 +128,13 @@ export async function startComputeHost(
       shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
     })
     const db = databases.application.db
+    const tracer = noopTracer
+    // The production observers; features add theirs to the same registry.
+    const observers = createObserverRegistry()
+    observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
+    observers.addRunObserver(tracingObserver(tracer))
+    observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
+    const partial = { db, workspaceRoot, agents, memory, log, redact, observers }
     const resources: HostResources = {
       env,
       log,
@@ -141,15 +152,18 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: createAgentExecutor({ db, workspaceRoot, agents, memory, log, redact }),
+        execute: createTaskAttempts(runDeps(partial, log)),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,
         runnerId: `host-${hostname()}-${process.pid}`,
         leaseMs: env.POPAGENT_TASK_LEASE_MS,
+        // The live list: observers added to the registry later are heard too.
+        observers: observers.task,
       }),
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
-      tracer: noopTracer,
+      tracer,
+      observers,
     }
     const server = await listenHost(
       createHostApp(resources, token),

@@ -12,6 +12,7 @@ import type { SandboxStatus } from './workspaces/sandbox-check.ts'
 import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
+import type { ObserverRegistry } from './runs/observer-registry.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -50,4 +51,6 @@ export type HostResources = {
   scheduler: Scheduler
   /** Spans for turns, task attempts and their tool calls; records nothing yet. */
   tracer: Tracer
+  /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
+  observers: ObserverRegistry
 }

@@ -12,10 +12,11 @@ import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
 import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
-import { startChatTurn } from './chat/turn.ts'
+import { startChatTurn } from './runs/chat-turn.ts'
 import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
+import { runDeps } from './runs/run-deps.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 
@@ -36,16 +37,12 @@ export function createHostApp($: HostResources, token: string) {
     }),
     models: () => $.catalog.read(),
     chat: async (request, c) => {
-      const deps = {
-        db: $.databases.application.db,
-        workspaceRoot: $.workspaceRoot,
-        agents: $.agents,
-        memory: $.memory,
-        log: c.var.log,
-        redact: $.redact,
-      }
       return createUIMessageStreamResponse({
-        stream: await startChatTurn(deps, request, c.req.raw.signal),
+        stream: await startChatTurn(
+          runDeps({ ...$, db: $.databases.application.db }, c.var.log),
+          request,
+          c.req.raw.signal,
+        ),
       })
     },
     resolveWorkspace: async (body) => {

@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { inArray } from 'drizzle-orm'
 import { tasks } from '../db/schema/index.ts'
-import { createAgentExecutor } from '../compute-host/tasks/agent-executor.ts'
+import { runDeps } from '../compute-host/runs/run-deps.ts'
+import { createTaskAttempts } from '../compute-host/runs/task-attempt.ts'
 import type { TaskLifecycleEvent } from '../compute-host/tasks/lifecycle.ts'
 import { createTaskRunner } from '../compute-host/tasks/runner.ts'
 import * as Settings from '../runtime/settings/index.ts'
@@ -40,14 +41,7 @@ test('a gateway that answers 503 for a while: every queued task waits, then comp
   const events: TaskLifecycleEvent[] = []
   const runner = createTaskRunner({
     handle: resources.databases.application,
-    execute: createAgentExecutor({
-      db,
-      workspaceRoot: resources.workspaceRoot,
-      agents: resources.agents,
-      memory: resources.memory,
-      log: resources.log,
-      redact: resources.redact,
-    }),
+    execute: createTaskAttempts(runDeps({ ...resources, db }, resources.log)),
     timing: async () => ({
       concurrency: 4,
       pollIntervalMs: 200,

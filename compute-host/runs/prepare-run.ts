@@ -1,21 +1,24 @@
 import { join } from 'node:path'
+import type { AgentExecutionOptions } from '@mastra/core/agent'
 import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
-import type { ActivityLog } from '../chat/activity.ts'
-import { delegationConfig, STEP_CEILING_KEY } from '../chat/delegation.ts'
-import { reserveFinalStep } from '../chat/final-step.ts'
-import type { UsageMeter } from '../chat/usage.ts'
+import type { AgentFactory, RunAgents } from '../agents/factory.ts'
+import { createRunContext } from '../agents/run-context.ts'
 import type { Logger } from '../log.ts'
 import { MEMORY_RESOURCE_ID, type ThreadMemory } from '../memory/thread-memory.ts'
 import { buildRepoBrief, formatRepoBrief } from '../repo-brief/brief.ts'
 import type { RepoBrief } from '../repo-brief/brief.ts'
 import { PathNotDirectory, resolveInside } from '../workspaces/containment.ts'
-import type { AgentFactory, RunAgents } from './factory.ts'
-import { createRunContext } from './run-context.ts'
+import { delegationConfig, STEP_CEILING_KEY } from './delegation.ts'
+import { reserveFinalStep } from './final-step.ts'
+import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
+import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
+import type { UsageMeter } from './usage.ts'
 
-export type AgentRunDeps = {
+/** What every run driver (chat turn, task attempt) needs from the host. */
+export type RunDeps = {
   db: Db
   /** The canonical POPAGENT_WORKSPACE_ROOT. */
   workspaceRoot: string
@@ -23,6 +26,8 @@ export type AgentRunDeps = {
   memory: ThreadMemory
   log: Logger
   redact: (text: string) => string
+  /** The host's run observers (logging, tracing, and later hooks and channels). */
+  observers: readonly RunObserver[]
 }
 
 export type PreparedRun = {
@@ -30,26 +35,34 @@ export type PreparedRun = {
   route: string
   settings: AgentRuntimeSettings
   preflight?: { brief: RepoBrief; text: string }
+  events: RunEvents
   /** The supervisor's execution options for this run. */
   options(run: { thread: string; signal: AbortSignal }): ReturnType<typeof supervisorOptions>
+  /** Reports the run's end to every observer and releases its agents; later calls do nothing. */
+  end(status: 'completed' | 'failed' | 'aborted', error?: string): Promise<void>
 }
 
 /**
- * Everything a supervisor run needs, shared by chat turns and background tasks (T10) so both get
- * the same prompt, delegation and tool hooks, recall, execution bounds and final-response guard:
- * one settings snapshot, the repository of the workspace (contained), the preflight repository
- * brief (a ready brief withholds the researcher for this run only), and the run's agents built
- * from PostgreSQL.
+ * The one run path: everything a supervisor run needs, shared by chat turns and background tasks
+ * (T10) so both get the same prompt, delegation and tool hooks, recall, execution bounds,
+ * final-response guard and run events: one settings snapshot, the repository of the workspace
+ * (contained), the preflight repository brief (a ready brief withholds the researcher for this
+ * run only), and the run's agents built from PostgreSQL. Once prepared, the run has started
+ * (`run-start` and, with a brief, `brief` are emitted); the driver must call `end`.
  */
-export async function prepareAgentRun(
-  deps: AgentRunDeps,
+export async function prepareRun(
+  deps: RunDeps,
   input: {
+    run: Omit<RunRef, 'workspaceId'>
     workspaceId: string
     /** The request's text: the repository brief's query. */
     query: string
     model?: string | null
-    activity: ActivityLog
     usage: UsageMeter
+    /** The driver's own observers, heard before the host's (the chat's activity stream). */
+    observers?: readonly RunObserver[]
+    /** Tool hooks run before the event hook, in order (hooks and budgets will be here). */
+    toolHooks?: readonly AgentToolHooks[]
     /** Whether this run preflights a repository brief. */
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
@@ -67,11 +80,13 @@ export async function prepareAgentRun(
     workspaceRoot && input.preflight !== false
       ? await briefFor(workspaceRoot, input.query, deps, input.signal)
       : undefined
+  const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
+  const events = createRunEvents([...(input.observers ?? []), ...deps.observers], deps.log)
   const team = await deps.agents.build({
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
     ...(preflight && preflight.brief.readyForImplementation && { withheld: ['researcher'] }),
     memory: deps.memory.forSettings(memorySettings),
-    toolHooks: (agent) => input.activity.toolHooks(agent),
+    toolHooks: composeToolHooks([...(input.toolHooks ?? []), toolCallEvents(events, run)]),
     specialistOptions: {
       prepareStep: reserveFinalStep(
         (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
@@ -88,14 +103,30 @@ export async function prepareAgentRun(
       { name: p.name, model: p.modelOverride ?? route },
     ]),
   )
+  const supervisor = { agentId: team.supervisor.id, agentName: team.supervisor.name }
+  events.emit({ type: 'run-start', run, model: route })
+  if (preflight) {
+    events.emit({ type: 'brief', run, ...supervisor, query: input.query, text: preflight.text })
+  }
+  let ended = false
   return {
     team,
     route,
     settings,
+    events,
     ...(preflight && { preflight }),
+    end: async (status, error) => {
+      if (ended) return
+      ended = true
+      events.emit({ type: 'run-end', run, status, ...(error !== undefined && { error }) })
+      await team.dispose()
+    },
     options: ({ thread, signal }) =>
       supervisorOptions({
         ...input,
+        run,
+        events,
+        supervisor,
         settings,
         route,
         agents,
@@ -107,18 +138,24 @@ export async function prepareAgentRun(
   }
 }
 
+// The loop's step result type is not exported; take it from the execution options.
+type SupervisorStep = Parameters<NonNullable<AgentExecutionOptions['onStepFinish']>>[0]
+
 function supervisorOptions(run: {
+  run: RunRef
+  events: RunEvents
+  supervisor: { agentId: string; agentName: string }
   settings: AgentRuntimeSettings
   route: string
   agents: Record<string, { name: string; model: string }>
   workspaceRoot: string | undefined
   preflight: { text: string } | undefined
-  activity: ActivityLog
   usage: UsageMeter
   thread: string
   signal: AbortSignal
 }) {
-  const { settings } = run
+  const { settings, events } = run
+  let step = 0
   return {
     memory: { thread: run.thread, resource: MEMORY_RESOURCE_ID },
     requestContext: createRunContext({
@@ -139,10 +176,26 @@ function supervisorOptions(run: {
     maxProcessorRetries: settings.processorRetries,
     delegation: delegationConfig({
       settings,
-      activity: run.activity,
+      events,
+      run: run.run,
       usage: run.usage,
       agents: run.agents,
     }),
+    onStepFinish: (result: SupervisorStep) => {
+      events.emit({
+        type: 'step',
+        run: run.run,
+        ...run.supervisor,
+        step: ++step,
+        maxSteps: settings.supervisorMaxSteps,
+        finishReason: result.finishReason ?? null,
+        text: result.text,
+        toolCalls: result.toolCalls.map((call) => ({
+          tool: call.payload.toolName,
+          arguments: call.payload.args,
+        })),
+      })
+    },
   }
 }
 
@@ -152,7 +205,7 @@ function supervisorOptions(run: {
  * workspace tools then give the model instead of failing obscurely.
  */
 async function repositoryOf(
-  deps: AgentRunDeps,
+  deps: RunDeps,
   workspaceId: string,
 ): Promise<{ root?: string; missing?: string }> {
   const workspace = await Workspaces.get(deps.db, workspaceId)
@@ -183,7 +236,7 @@ async function repositoryOf(
 async function briefFor(
   root: string,
   query: string,
-  deps: AgentRunDeps,
+  deps: RunDeps,
   signal: AbortSignal | undefined,
 ) {
   if (!query) return undefined

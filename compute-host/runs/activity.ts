@@ -1,7 +1,8 @@
-import type { ToolHooks } from '@mastra/core/tools'
 import { ACTIVITY_PART, type AgentActivity } from '../../runtime/contracts/chat.ts'
+import type { RunEvent } from './run-events.ts'
 
 const SUMMARY_CHARS = 2_000
+const BRIEF_ITEM = 'act_repo_brief'
 
 export type ActivityPart = { type: typeof ACTIVITY_PART; id: string; data: AgentActivity }
 
@@ -59,37 +60,39 @@ export function createActivityLog(options: {
         durationMs: now() - item.started,
       })
     },
-    /** Tool hooks for one agent: each call becomes a `tool` item of that agent. */
-    toolHooks(agent: { id: string; name: string }): ToolHooks {
-      // Mastra hands both hooks of one call the same execution context object: pair on it, so
-      // parallel calls of one tool finishing out of order keep their own results. The name queue
-      // is the fallback for a call that has no context.
-      const byCall = new WeakMap<object, string>()
-      const open = new Map<string, string[]>()
-      // Delegations (`agent-*` tools) are reported by the delegation hooks, with the specialist.
-      const delegation = (toolName: string) => toolName.startsWith('agent-')
-      return {
-        beforeToolCall: ({ toolName, input, context }) => {
-          if (delegation(toolName)) return
-          const id = `act_${agent.id}_${++counter}`
-          if (context && typeof context === 'object') byCall.set(context, id)
-          else open.set(toolName, [...(open.get(toolName) ?? []), id])
-          this.start(id, {
+    /**
+     * The run's events as activity items: each tool call and delegation one item (the same id
+     * from start to end), and the preflight brief one `repo-brief` tool item of the supervisor.
+     */
+    observe(event: RunEvent) {
+      switch (event.type) {
+        case 'tool-start':
+          return this.start(event.callId, {
             kind: 'tool',
-            agentId: agent.id,
-            agentName: agent.name,
-            tool: toolName,
-            input,
+            agentId: event.agentId,
+            agentName: event.agentName,
+            tool: event.tool,
+            input: event.input,
           })
-        },
-        afterToolCall: ({ toolName, output, error, context }) => {
-          if (delegation(toolName)) return
-          const id =
-            context && typeof context === 'object'
-              ? byCall.get(context)
-              : (open.get(toolName) ?? []).shift()
-          if (id) this.finish(id, { output, error })
-        },
+        case 'delegation-start':
+          return this.start(event.callId, {
+            kind: 'delegation',
+            agentId: event.agentId,
+            agentName: event.agentName,
+            input: event.prompt,
+          })
+        case 'tool-end':
+        case 'delegation-end':
+          return this.finish(event.callId, { output: event.output, error: event.error })
+        case 'brief':
+          this.start(BRIEF_ITEM, {
+            kind: 'tool',
+            agentId: event.agentId,
+            agentName: event.agentName,
+            tool: 'repo-brief',
+            input: event.query,
+          })
+          return this.finish(BRIEF_ITEM, { output: event.text })
       }
     },
     /** The final state of every item, in the order they first appeared. */

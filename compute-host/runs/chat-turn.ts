@@ -7,24 +7,22 @@ import { createId } from '../../runtime/ids.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
 import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/errors.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
+import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
 import { createUsageMeter } from './usage.ts'
-import { prepareAgentRun, type AgentRunDeps } from '../agents/agent-run.ts'
-
-export type ChatTurnDeps = AgentRunDeps
 
 const TITLE_CHARS = 60
 
 /**
- * One chat turn: checks the session, takes one settings snapshot, builds the run's agents from
- * PostgreSQL and streams the supervisor's run as an AI SDK UI-message stream. The session's
- * messages are appended when the stream ends, whether it completed, failed or was aborted, so a
- * session always holds the user's message and whatever answer there was.
+ * The chat driver of the run path: checks the session, prepares the run and streams the
+ * supervisor's run as an AI SDK UI-message stream. The session's messages are appended when the
+ * stream ends, whether it completed, failed or was aborted, so a session always holds the user's
+ * message and whatever answer there was.
  *
  * `signal` is the client's connection: when it aborts, the run and its gateway requests abort.
  */
 export async function startChatTurn(
-  deps: ChatTurnDeps,
+  deps: RunDeps,
   request: ChatRequest,
   signal: AbortSignal,
 ): Promise<ReadableStream<UIMessageChunk>> {
@@ -38,17 +36,22 @@ export async function startChatTurn(
   const turnId = createId('turn')
   const traceId = randomBytes(16).toString('hex')
   const usage = createUsageMeter()
-  let emit: (part: ActivityPart & { transient: true }) => void = () => {}
+  // Activity parts wait here until the stream is open (the brief is reported while preparing).
+  const early: ActivityPart[] = []
+  let emit = (part: ActivityPart & { transient: true }) => {
+    early.push(part)
+  }
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
-  const run = await prepareAgentRun(deps, {
+  const run = await prepareRun(deps, {
+    run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
     workspaceId: session.workspaceId,
     query: textOf(request.message),
     model: request.model,
-    activity,
     usage,
+    observers: [(event) => activity.observe(event)],
     signal,
   })
-  const { team, route, preflight } = run
+  const { route } = run
   const metadata = (extra: Partial<AssistantMetadata> = {}): AssistantMetadata => ({
     turnId,
     traceId,
@@ -68,17 +71,8 @@ export async function startChatTurn(
     execute: async ({ writer }) => {
       emit = (part) => writer.write(part as never)
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })
-      if (preflight) {
-        activity.start('act_repo_brief', {
-          kind: 'tool',
-          agentId: team.supervisor.id,
-          agentName: team.supervisor.name,
-          tool: 'repo-brief',
-          input: titleFrom(request.message) ?? '',
-        })
-        activity.finish('act_repo_brief', { output: preflight.text })
-      }
-      const output = await team.supervisor.stream(
+      for (const part of early.splice(0)) writer.write({ ...part, transient: true } as never)
+      const output = await run.team.supervisor.stream(
         [request.message as never],
         run.options({ thread: session.id, signal }),
       )
@@ -102,12 +96,13 @@ export async function startChatTurn(
     },
     onError: (error) => fail(error),
     onEnd: async ({ responseMessage, isAborted }) => {
+      const aborted = isAborted || signal.aborted
       const assistant = {
         ...responseMessage,
         role: 'assistant' as const,
         parts: [...responseMessage.parts, ...activity.parts()],
         metadata: metadata({
-          ...(isAborted || signal.aborted ? { aborted: true } : {}),
+          ...(aborted ? { aborted: true } : {}),
           ...(failure ? { error: failure } : {}),
         }),
       } as UiMessage
@@ -121,7 +116,7 @@ export async function startChatTurn(
       } catch (error) {
         deps.log.error('could not save the turn', { turnId, sessionId: session.id, error })
       } finally {
-        await team.dispose()
+        await run.end(failure ? 'failed' : aborted ? 'aborted' : 'completed', failure)
       }
     },
   })

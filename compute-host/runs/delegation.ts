@@ -1,6 +1,6 @@
 import type { DelegationConfig } from '@mastra/core/agent'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
-import type { ActivityLog } from './activity.ts'
+import type { RunEvents, RunRef } from './run-events.ts'
 import type { UsageMeter } from './usage.ts'
 
 export const STEP_CEILING_KEY = 'popagent.stepCeiling'
@@ -12,16 +12,17 @@ export const STEP_CEILING_KEY = 'popagent.stepCeiling'
  * - only the specialist's text returns to the supervisor (Mastra's default keeps nested tool
  *   payloads out), truncated to the configured length with the configured marker;
  * - a failed delegation returns the configured failure text, never a stack or raw payload.
- * Each delegation is also an activity item, and its token usage is counted under its model.
+ * Each delegation is reported as run events, and its token usage is counted under its model.
  */
 export function delegationConfig(options: {
   settings: AgentRuntimeSettings
-  activity: ActivityLog
+  events: RunEvents
+  run: RunRef
   usage: UsageMeter
   agents: Record<string, { name: string; model: string }>
 }): DelegationConfig {
-  const { settings, activity, usage, agents } = options
-  const nameOf = (id: string) => agents[id]?.name ?? id
+  const { settings, events, run, usage, agents } = options
+  const specialist = (id: string) => ({ agentId: id, agentName: agents[id]?.name ?? id })
 
   return {
     includeSubAgentToolResultsInModelContext: false,
@@ -30,11 +31,12 @@ export function delegationConfig(options: {
       const requested = context.params.maxSteps
       const ceiling = Math.min(requested ?? Infinity, settings.specialistMaxSteps)
       context.requestContext.set(STEP_CEILING_KEY, ceiling)
-      activity.start(context.toolCallId, {
-        kind: 'delegation',
-        agentId: context.primitiveId,
-        agentName: nameOf(context.primitiveId),
-        input: context.prompt,
+      events.emit({
+        type: 'delegation-start',
+        run,
+        callId: context.toolCallId,
+        ...specialist(context.primitiveId),
+        prompt: context.prompt,
       })
       return { proceed: true, modifiedMaxSteps: ceiling }
     },
@@ -46,14 +48,28 @@ export function delegationConfig(options: {
       )
     },
     onDelegationComplete(context) {
+      const callId = context.toolCallId
       const model = agents[context.primitiveId]?.model
       if (model && context.result.usage) usage.add(model, context.result.usage)
       if (!context.success || context.error) {
-        activity.finish(context.toolCallId, { error: context.error ?? 'the delegation failed' })
+        const error = context.error ?? 'the delegation failed'
+        events.emit({
+          type: 'delegation-end',
+          run,
+          callId,
+          ...specialist(context.primitiveId),
+          error,
+        })
         return { resultText: settings.delegationFailureText }
       }
       const text = context.result.text ?? ''
-      activity.finish(context.toolCallId, { output: text })
+      events.emit({
+        type: 'delegation-end',
+        run,
+        callId,
+        ...specialist(context.primitiveId),
+        output: text,
+      })
       if (text.length <= settings.delegationResultMaxChars) return
       return {
         resultText: `${text.slice(0, settings.delegationResultMaxChars)}${settings.delegationTruncationText}`,

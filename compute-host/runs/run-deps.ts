@@ -1,0 +1,21 @@
+import type { HostResources } from '../resources.ts'
+import type { Logger } from '../log.ts'
+import type { RunDeps } from './prepare-run.ts'
+
+/** The run path's view of the host's resources, with the caller's logger (a request's, a task's). */
+export function runDeps(
+  $: Pick<HostResources, 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'observers'> & {
+    db: RunDeps['db']
+  },
+  log: Logger,
+): RunDeps {
+  return {
+    db: $.db,
+    workspaceRoot: $.workspaceRoot,
+    agents: $.agents,
+    memory: $.memory,
+    log,
+    redact: $.redact,
+    observers: $.observers.run,
+  }
+}

@@ -1,0 +1,88 @@
+import type { Logger } from '../log.ts'
+
+/**
+ * Which run an event belongs to. A chat turn and a task attempt are both runs of the supervisor
+ * and its specialists; `runId` is the turn id (a task attempt has one too) and `traceId` the
+ * trace both report in their metadata.
+ */
+export type RunRef = {
+  kind: 'chat' | 'task'
+  runId: string
+  traceId: string
+  workspaceId: string
+  sessionId?: string
+  taskId?: string
+  attempt?: number
+}
+
+/** The agent an event is about: the supervisor or the specialist it delegated to. */
+export type RunAgent = { agentId: string; agentName: string }
+
+/**
+ * What a run reports while it goes, the same for every driver (chat turn, task attempt, a channel
+ * turn later). Start and end events of one tool call or delegation share `callId`. Payloads are
+ * raw: an observer that stores or sends them bounds and redacts them (the activity log does).
+ */
+export type RunEvent =
+  | { type: 'run-start'; run: RunRef; model: string }
+  /** The preflight repository brief, prepared for the supervisor before its first step. */
+  | ({ type: 'brief'; run: RunRef; query: string; text: string } & RunAgent)
+  | ({ type: 'tool-start'; run: RunRef; callId: string; tool: string; input: unknown } & RunAgent)
+  | ({
+      type: 'tool-end'
+      run: RunRef
+      callId: string
+      tool: string
+      output?: unknown
+      error?: unknown
+    } & RunAgent)
+  | ({ type: 'delegation-start'; run: RunRef; callId: string; prompt: string } & RunAgent)
+  | ({
+      type: 'delegation-end'
+      run: RunRef
+      callId: string
+      output?: string
+      error?: unknown
+    } & RunAgent)
+  | ({
+      type: 'step'
+      run: RunRef
+      step: number
+      maxSteps: number
+      finishReason: string | null
+      text: string
+      toolCalls: Array<{ tool: string; arguments: unknown }>
+    } & RunAgent)
+  | {
+      type: 'run-end'
+      run: RunRef
+      status: 'completed' | 'failed' | 'aborted'
+      error?: string
+    }
+
+/**
+ * Hears every event of a run. Called synchronously in event order; a returned promise is not
+ * awaited (the run never waits for an observer), and a throw or rejection is logged and changes
+ * nothing else.
+ */
+export type RunObserver = (event: RunEvent) => void | Promise<void>
+
+export type RunEvents = { emit(event: RunEvent): void }
+
+/** Delivers each event to the run's own observers first, then to the host's. */
+export function createRunEvents(observers: readonly RunObserver[], log: Logger): RunEvents {
+  const failed = (event: RunEvent, error: unknown) =>
+    log.error('run observer failed', { event: event.type, runId: event.run.runId, error })
+  return {
+    emit(event) {
+      for (const observe of observers) {
+        try {
+          const pending = observe(event)
+          if (pending) pending.catch((error: unknown) => failed(event, error))
+        } catch (error) {
+          failed(event, error)
+        }
+      }
+    },
+  }
+}

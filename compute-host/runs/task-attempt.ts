@@ -1,0 +1,116 @@
+import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
+import { TaskFailure } from '../tasks/failure-policy.ts'
+import { createActivityLog } from './activity.ts'
+import { prepareRun, type RunDeps } from './prepare-run.ts'
+import type { RunObserver } from './run-events.ts'
+import { describeRunError } from './run-errors.ts'
+import { createUsageMeter } from './usage.ts'
+
+/** A Mastra processor stopped the run; see `classifyError` for how its reason is read. */
+export class ProcessorTripwire extends Error {
+  constructor(processorId: string | undefined, reason: string) {
+    super(`the run was stopped by processor ${processorId ?? '(unnamed)'}: ${reason}`)
+    this.name = 'ProcessorTripwire'
+  }
+}
+
+const STEP_TEXT_CHARS = 4_000
+
+/**
+ * The task driver of the run path (T10): the task's prompt goes to the supervisor through the
+ * same run preparation as a chat turn (settings snapshot, repository brief, agents from
+ * PostgreSQL, delegation and tool hooks, recall, step bounds, final-response guard, run events).
+ * The memory thread is the task's session when it has one, otherwise one thread per task.
+ */
+export function createTaskAttempts(deps: RunDeps): TaskExecutor {
+  return async (task, context) => {
+    const usage = createUsageMeter()
+    const run = await prepareRun(deps, {
+      run: {
+        kind: 'task',
+        runId: context.turnId,
+        traceId: context.traceId,
+        taskId: task.id,
+        attempt: context.attempt,
+        ...(task.sessionId && { sessionId: task.sessionId }),
+      },
+      workspaceId: task.workspaceId,
+      query: task.prompt,
+      model: task.model,
+      usage,
+      observers: [transcriptOf(context, deps.redact)],
+      signal: context.signal,
+    })
+    // An error Mastra reports only through the callback (a memory processor that met a restarting
+    // database, a step that failed mid-stream): the stream then ends with no text and no `error`,
+    // and the attempt must fail with this error, classified, rather than as an unexplained
+    // empty answer.
+    let streamError: unknown
+    try {
+      const output = await run.team.supervisor.stream([{ role: 'user', content: task.prompt }], {
+        ...run.options({ thread: task.sessionId ?? `task-${task.id}`, signal: context.signal }),
+        onError: ({ error }) => {
+          streamError ??= error
+        },
+      })
+      const text = await output.text
+      if (context.signal.aborted) throw context.signal.reason
+      if (output.error) throw output.error
+      // A processor that failed (observational memory meeting a restarting database) or refused
+      // the run ends the stream through a tripwire, with no text and no error: its reason is the
+      // only evidence of which, and the classifier reads outages from it.
+      const tripwire = output.tripwire
+      if (tripwire) throw new ProcessorTripwire(tripwire.processorId, tripwire.reason)
+      if (!text.trim()) {
+        if (streamError) throw streamError
+        throw new TaskFailure('unknown', 'the supervisor finished without a final answer')
+      }
+      usage.add(run.route, await output.totalUsage)
+      void context.record({ kind: 'usage', byModel: usage.snapshot() })
+      await run.end('completed')
+      return { result: text }
+    } catch (error) {
+      const aborted = context.signal.aborted
+      await run.end(
+        aborted ? 'aborted' : 'failed',
+        aborted ? undefined : describeRunError(error, deps.redact),
+      )
+      throw error
+    }
+  }
+}
+
+/**
+ * The task's transcript as a run observer: one record per supervisor step (step bounds, finish
+ * state, model text and its tool calls), one per finished tool call or delegation of any agent
+ * (arguments, result or error, status), and the preflight brief; all redacted by the runner
+ * before they are stored.
+ */
+function transcriptOf(context: AttemptContext, redact: (text: string) => string): RunObserver {
+  const activity = createActivityLog({
+    emit: (part) => {
+      if (part.data.status === 'running') return
+      void context.record({ ...part.data })
+    },
+    redact,
+  })
+  return (event) => {
+    switch (event.type) {
+      case 'brief':
+        return void context.record({ kind: 'repo-brief', text: event.text })
+      case 'step':
+        return void context.record({
+          kind: 'step',
+          agentId: event.agentId,
+          agentName: event.agentName,
+          step: event.step,
+          maxSteps: event.maxSteps,
+          finishReason: event.finishReason,
+          text: event.text.slice(0, STEP_TEXT_CHARS),
+          toolCalls: event.toolCalls,
+        })
+      default:
+        return activity.observe(event)
+    }
+  }
+}
