@@ -6,6 +6,7 @@
 import pLimit from 'p-limit'
 import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'
 import type { BenchMode, BenchResult } from './result.ts'
+import { median } from './stats.ts'
 
 const LIMIT = 2
 
@@ -58,10 +59,4 @@ export async function benchAdmission({ quick }: BenchMode): Promise<BenchResult[
       detail: `${Math.round(median(oursNs))} ns vs ${Math.round(median(theirsNs))} ns per acquire/release (${options.tasks} tasks, limit ${LIMIT}, ${options.rounds} rounds)`,
     },
   ]
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }

@@ -19,9 +19,8 @@ import { Agent, request } from 'node:http'
 import { availableParallelism } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { median } from './admission.ts'
+import { median, percentile } from './stats.ts'
 import { BENCH_API_KEY, ECHO_PATH } from './api-stack-servers.ts'
-import { percentile } from './cron-lateness.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 
 const SERVERS = fileURLToPath(new URL('./api-stack-servers.ts', import.meta.url))

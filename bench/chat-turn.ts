@@ -41,7 +41,7 @@ import { SUPERVISOR_AGENT_ID } from '../runtime/agents/supervisor.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import { createDatabaseOnServer } from '../test/support/database.ts'
 import { startThrowawayPostgres } from '../test/support/throwaway-postgres.ts'
-import { median } from './admission.ts'
+import { median } from './stats.ts'
 import {
   MASTRA_AGENT,
   MODEL,

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/support/throwaway-postgres.ts'
-import { median } from './admission.ts'
+import { median } from './stats.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 
 const CLI = fileURLToPath(new URL('../cli/popagent.ts', import.meta.url))

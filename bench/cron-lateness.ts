@@ -28,6 +28,7 @@ import { createId } from '../runtime/ids.ts'
 import { TASK_WAKE_CHANNEL } from '../runtime/tasks/notify-topics.ts'
 import { benchDatabase } from './database.ts'
 import type { BenchMode, BenchResult } from './result.ts'
+import { percentile } from './stats.ts'
 
 const STAGGER_MS = 20
 // Longer than the scheduler's poll, so a running scheduler has seen every schedule in time.
@@ -176,11 +177,4 @@ export async function benchCronLateness({ quick }: BenchMode): Promise<BenchResu
     await host.close()
     await database.drop()
   }
-}
-
-/** Nearest-rank percentile. */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }

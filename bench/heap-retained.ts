@@ -26,7 +26,7 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { median } from './admission.ts'
+import { median } from './stats.ts'
 import { benchResources, popagent } from './chat-turn.ts'
 import { exited, startServer, type ServerProcess } from './chat-turn-servers.ts'
 import type { BenchMode, BenchResult } from './result.ts'

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { median } from './admission.ts'
+import { median } from './stats.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { BENCH_TOKEN as TOKEN } from './stream-proxy-servers.ts'
 

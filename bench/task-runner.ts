@@ -17,8 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createId } from '../runtime/ids.ts'
-import { median } from './admission.ts'
-import { percentile } from './cron-lateness.ts'
+import { median, percentile } from './stats.ts'
 import { benchDatabase } from './database.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { pgBossQueue } from './task-runner-pgboss.ts'

@@ -11,6 +11,7 @@ import { and, eq, inArray, or } from 'drizzle-orm'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import { until } from '../support/until.ts'
+import { percentile } from '../../bench/stats.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startFaultStack } from './support/process-faults/fault-stack.ts'
 import { concurrentDuplicates } from './support/process-faults/recording-proxy.ts'
@@ -19,7 +20,6 @@ import {
   attemptFailures,
   enqueueMarked,
   everyTaskFinal,
-  percentile,
 } from './support/process-faults/task-load.ts'
 
 const TASKS = sized(100, 1_000)

@@ -10,6 +10,7 @@ import { gt, min } from 'drizzle-orm'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import { until } from '../support/until.ts'
+import { percentile } from '../../bench/stats.ts'
 import { startThrowawayPostgres } from '../support/throwaway-postgres.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startFaultStack } from './support/process-faults/fault-stack.ts'
@@ -19,7 +20,6 @@ import {
   attemptFailures,
   enqueueMarked,
   everyTaskFinal,
-  percentile,
 } from './support/process-faults/task-load.ts'
 
 const TASKS = sized(100, 600)

@@ -85,12 +85,6 @@ export async function account(db: Db, ids: string[]): Promise<Accounting> {
 
 export const isFinal = (t: Pick<TaskRow, 'state'>) => FINAL.has(t.state)
 
-export function percentile(values: number[], p: number): number | null {
-  if (values.length === 0) return null
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
-
 /** Whether every task of the load, and every remediation task of theirs, has reached a final state. */
 export async function everyTaskFinal(db: Db, ids: string[]): Promise<boolean> {
   const rows = await db
