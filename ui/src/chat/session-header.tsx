@@ -1,6 +1,6 @@
 import { createSignal, Show } from 'solid-js'
 import type { SessionView } from './client.ts'
-import { Confirm } from './confirm.tsx'
+import { Confirm } from '../components/confirm.tsx'
 
 /** The open session's title and what can be done to it: rename, archive or restore, delete. */
 export function SessionHeader(props: {

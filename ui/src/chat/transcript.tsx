@@ -1,7 +1,7 @@
 import { createMemo, createSignal, For, Show } from 'solid-js'
 import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
-import { Confirm } from './confirm.tsx'
+import { Confirm } from '../components/confirm.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import type { ActivityPart } from './reducer.ts'
 

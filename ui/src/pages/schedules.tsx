@@ -1,17 +1,25 @@
-import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js'
+import { createEffect, createSignal, For, onCleanup, Show } from 'solid-js'
 import type { CronPreviewAnswer, Schedule } from '../../../runtime/contracts/schedules.ts'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
-import { api, ok } from '../api.ts'
+import { ConfirmAction } from '../components/confirm-action.tsx'
+import { inZone } from '../components/dates.ts'
+import { createPolling } from '../components/polling.ts'
+import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
+import { createForm } from '../forms/create-form.ts'
+import { createSubmission, describeError } from '../forms/submission.ts'
+import { createData } from '../queries/data.ts'
+import { getModels } from '../queries/models.ts'
 import {
-  ConfirmAction,
-  createLoader,
-  createPolling,
-  describeError,
-  inZone,
-  StateBadge,
-  createSubmission,
-} from './admin-kit.tsx'
+  createSchedule,
+  deleteSchedule,
+  getSchedules,
+  patchSchedule,
+  previewCron,
+  refreshSchedules,
+} from '../queries/schedules.ts'
+import { getWorkspaces } from '../queries/workspaces.ts'
+import './admin.css'
 
 const LABELS = {
   name: 'Name',
@@ -27,12 +35,11 @@ const LABELS = {
  * create form whose cron expression is checked by the compute host as it is typed.
  */
 export default function Schedules() {
-  const schedules = createLoader(() => ok(api.schedules.$get()))
-  const workspaces = createLoader(() => ok(api.workspaces.$get()))
-  const models = createLoader(() => ok(api.models.$get()))
-  onMount(() => void Promise.all([schedules.reload(), workspaces.reload(), models.reload()]))
+  const schedules = createData(() => getSchedules())
+  const workspaces = createData(() => getWorkspaces())
+  const models = createData(() => getModels())
   // A schedule just enabled gets its next run from the host's scheduler within about a second.
-  createPolling(schedules.reload, () =>
+  createPolling(refreshSchedules, () =>
     (schedules.data()?.schedules ?? []).some((s) => s.enabled && !s.nextRunAt),
   )
   const [previewZone, setPreviewZone] = createSignal<string>()
@@ -45,11 +52,12 @@ export default function Schedules() {
   const toggle = async (s: Schedule, enabled: boolean) => {
     setRowError(undefined)
     try {
-      await ok(api.schedules[':id'].$patch({ param: { id: s.id }, json: { enabled } }))
+      await patchSchedule(s.id, { enabled })
     } catch (err) {
       setRowError(describeError(err))
+      // The checkbox shows what was clicked: the list read again shows what the server holds.
+      await refreshSchedules()
     }
-    await schedules.reload()
   }
 
   return (
@@ -134,10 +142,7 @@ export default function Schedules() {
                               name={`Delete ${s.name}`}
                               question={`Delete “${s.name}”?`}
                               confirmLabel="Yes, delete"
-                              onConfirm={async () => {
-                                await ok(api.schedules[':id'].$delete({ param: { id: s.id } }))
-                                await schedules.reload()
-                              }}
+                              onConfirm={() => deleteSchedule(s.id)}
                             />
                           </Show>
                         </td>
@@ -154,7 +159,6 @@ export default function Schedules() {
         workspaces={workspaces.data()?.workspaces ?? []}
         models={models.data()?.models ?? []}
         onTimezone={setPreviewZone}
-        onCreated={() => void schedules.reload()}
       />
     </section>
   )
@@ -166,27 +170,28 @@ function CreateSchedule(props: {
   workspaces: Pick<Workspace, 'id' | 'name'>[]
   models: string[]
   onTimezone: (tz: string) => void
-  onCreated: () => void
 }) {
-  const [name, setName] = createSignal('')
-  const [workspaceId, setWorkspaceId] = createSignal('')
-  const [cron, setCron] = createSignal('0 9 * * 1-5')
-  const [prompt, setPrompt] = createSignal('')
-  const [model, setModel] = createSignal('')
-  const [maxAttempts, setMaxAttempts] = createSignal('3')
-  const [enabled, setEnabled] = createSignal(true)
+  const form = createForm({
+    name: '',
+    workspaceId: '',
+    cron: '0 9 * * 1-5',
+    prompt: '',
+    model: '',
+    maxAttempts: '3',
+    enabled: true,
+  })
   const { busy, error, run } = createSubmission(LABELS)
   const [created, setCreated] = createSignal<string>()
   const [preview, setPreview] = createSignal<Preview>()
   const [checking, setChecking] = createSignal(false)
-  const chosenWorkspace = () => workspaceId() || props.workspaces[0]?.id || ''
+  const chosenWorkspace = () => form.values.workspaceId || props.workspaces[0]?.id || ''
 
   // The host checks the expression as it is typed, 300 ms after the last keystroke; an answer to
   // an older expression never replaces a newer one.
   let timer: ReturnType<typeof setTimeout> | undefined
   let asked = 0
   createEffect(() => {
-    const expression = cron().trim()
+    const expression = form.values.cron.trim()
     clearTimeout(timer)
     const mine = ++asked
     setChecking(!!expression)
@@ -194,7 +199,7 @@ function CreateSchedule(props: {
     timer = setTimeout(async () => {
       let answer: Preview
       try {
-        answer = await ok(api.schedules.preview.$post({ json: { cron: expression } }))
+        answer = await previewCron(expression)
         props.onTimezone(answer.timezone)
       } catch (err) {
         answer = { error: describeError(err, LABELS) }
@@ -210,23 +215,19 @@ function CreateSchedule(props: {
     e.preventDefault()
     setCreated(undefined)
     return run(async () => {
-      const schedule = await ok(
-        api.schedules.$post({
-          json: {
-            name: name(),
-            workspaceId: chosenWorkspace(),
-            cron: cron(),
-            prompt: prompt(),
-            enabled: enabled(),
-            maxAttempts: Number(maxAttempts()),
-            ...(model() && { model: model() }),
-          },
-        }),
-      )
+      const { name, cron, prompt, enabled, maxAttempts, model } = form.values
+      const schedule = await createSchedule({
+        name,
+        workspaceId: chosenWorkspace(),
+        cron,
+        prompt,
+        enabled,
+        maxAttempts: Number(maxAttempts),
+        ...(model && { model }),
+      })
       setCreated(`Created “${schedule.name}”.`)
-      setName('')
-      setPrompt('')
-      props.onCreated()
+      form.set('name', '')
+      form.set('prompt', '')
     })
   }
 
@@ -236,11 +237,18 @@ function CreateSchedule(props: {
       <div class="grid-form">
         <label>
           Name
-          <input value={name()} onInput={(e) => setName(e.currentTarget.value)} required />
+          <input
+            value={form.values.name}
+            onInput={(e) => form.set('name', e.currentTarget.value)}
+            required
+          />
         </label>
         <label>
           Workspace
-          <select value={chosenWorkspace()} onChange={(e) => setWorkspaceId(e.currentTarget.value)}>
+          <select
+            value={chosenWorkspace()}
+            onChange={(e) => form.set('workspaceId', e.currentTarget.value)}
+          >
             <For each={props.workspaces}>{(w) => <option value={w.id}>{w.name}</option>}</For>
           </select>
         </label>
@@ -248,8 +256,8 @@ function CreateSchedule(props: {
           Cron expression
           <input
             class="mono"
-            value={cron()}
-            onInput={(e) => setCron(e.currentTarget.value)}
+            value={form.values.cron}
+            onInput={(e) => form.set('cron', e.currentTarget.value)}
             spellcheck={false}
             autocomplete="off"
             aria-describedby="cron-preview"
@@ -286,14 +294,17 @@ function CreateSchedule(props: {
           Prompt
           <textarea
             rows={3}
-            value={prompt()}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
+            value={form.values.prompt}
+            onInput={(e) => form.set('prompt', e.currentTarget.value)}
             required
           />
         </label>
         <label>
           Model
-          <select value={model()} onChange={(e) => setModel(e.currentTarget.value)}>
+          <select
+            value={form.values.model}
+            onChange={(e) => form.set('model', e.currentTarget.value)}
+          >
             <option value="">Default</option>
             <For each={props.models}>{(m) => <option value={m}>{m}</option>}</For>
           </select>
@@ -304,15 +315,15 @@ function CreateSchedule(props: {
             type="number"
             min="1"
             max="10"
-            value={maxAttempts()}
-            onInput={(e) => setMaxAttempts(e.currentTarget.value)}
+            value={form.values.maxAttempts}
+            onInput={(e) => form.set('maxAttempts', e.currentTarget.value)}
           />
         </label>
         <label class="check">
           <input
             type="checkbox"
-            checked={enabled()}
-            onChange={(e) => setEnabled(e.currentTarget.checked)}
+            checked={form.values.enabled}
+            onChange={(e) => form.set('enabled', e.currentTarget.checked)}
           />
           Enabled
         </label>

@@ -1,45 +1,46 @@
 import { A, useNavigate, useParams } from '@solidjs/router'
-import { createEffect, createSignal, For, Match, on, Show, Switch } from 'solid-js'
+import { createSignal, For, Match, Show, Switch } from 'solid-js'
 import type { TaskActivityRecord, TaskState } from '../../../runtime/contracts/tasks.ts'
 import {
   CANCELLABLE_TASK_STATES,
+  LIVE_TASK_STATES,
   RESOLVABLE_TASK_STATES,
   TERMINAL_TASK_STATES,
 } from '../../../runtime/contracts/task-enums.ts'
-import { api, ok } from '../api.ts'
+import { ConfirmAction } from '../components/confirm-action.tsx'
+import { when } from '../components/dates.ts'
+import { createPolling } from '../components/polling.ts'
+import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
+import { describeError } from '../forms/submission.ts'
+import { createData } from '../queries/data.ts'
 import {
-  ConfirmAction,
-  createLoader,
-  createPolling,
-  describeError,
-  LIVE_STATES,
-  StateBadge,
-  when,
-} from './admin-kit.tsx'
+  cancelTask,
+  deleteTask,
+  getTaskWorkflow,
+  refreshTask,
+  resolveTask,
+} from '../queries/tasks.ts'
+import './admin.css'
 
 const CANCELLABLE: readonly TaskState[] = CANCELLABLE_TASK_STATES
 const RESOLVABLE: readonly TaskState[] = RESOLVABLE_TASK_STATES
 const DELETABLE: readonly TaskState[] = TERMINAL_TASK_STATES
+const LIVE: readonly TaskState[] = LIVE_TASK_STATES
 
 /** One task: its fields, prompt, result, last error, activity transcript and the actions its state allows. */
 export default function TaskDetail() {
   const params = useParams()
   const navigate = useNavigate()
-  const workflow = createLoader(() =>
-    ok(api.tasks[':id'].workflow.$get({ param: { id: params.id! } })),
-  )
-  createEffect(
-    on(
-      () => params.id,
-      () => void workflow.reload(),
-    ),
-  )
+  const workflow = createData(() => getTaskWorkflow(params.id!))
   const task = () => workflow.data()?.task
-  createPolling(workflow.reload, () => {
-    const t = task()
-    return !!t && LIVE_STATES.includes(t.state)
-  })
+  createPolling(
+    () => refreshTask(params.id!),
+    () => {
+      const t = task()
+      return !!t && LIVE.includes(t.state)
+    },
+  )
   const [notice, setNotice] = createSignal<string>()
   const [actionError, setActionError] = createSignal<unknown>()
   const act = async (run: () => Promise<unknown>, done: string) => {
@@ -48,7 +49,6 @@ export default function TaskDetail() {
     try {
       await run()
       setNotice(done)
-      await workflow.reload()
     } catch (err) {
       setActionError(describeError(err, { evidence: 'Evidence' }))
     }
@@ -134,12 +134,7 @@ export default function TaskDetail() {
                   <button
                     type="button"
                     class="secondary"
-                    onClick={() =>
-                      act(
-                        () => ok(api.tasks[':id'].cancel.$post({ param: { id: t().id } })),
-                        'Cancellation requested.',
-                      )
-                    }
+                    onClick={() => act(() => cancelTask(t().id), 'Cancellation requested.')}
                   >
                     Cancel task
                   </button>
@@ -153,7 +148,7 @@ export default function TaskDetail() {
                     question="Delete this task and its transcript?"
                     confirmLabel="Yes, delete"
                     onConfirm={async () => {
-                      await ok(api.tasks[':id'].$delete({ param: { id: t().id } }))
+                      await deleteTask(t().id)
                       navigate('/tasks')
                     }}
                   />
@@ -162,16 +157,7 @@ export default function TaskDetail() {
               <Show when={RESOLVABLE.includes(t().state)}>
                 <ResolveForm
                   onResolve={(evidence) =>
-                    act(
-                      () =>
-                        ok(
-                          api.tasks[':id'].resolve.$post({
-                            param: { id: t().id },
-                            json: { evidence },
-                          }),
-                        ),
-                      'Resolved with your evidence.',
-                    )
+                    act(() => resolveTask(t().id, evidence), 'Resolved with your evidence.')
                   }
                 />
               </Show>

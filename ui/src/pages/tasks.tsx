@@ -1,35 +1,31 @@
 import { A } from '@solidjs/router'
-import { createSignal, For, onMount, Show } from 'solid-js'
+import { createSignal, For, Show } from 'solid-js'
 import type { ModelsBody } from '../../../runtime/contracts/models.ts'
 import type { TaskState } from '../../../runtime/contracts/tasks.ts'
-import { TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
+import { LIVE_TASK_STATES, TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
-import { api, ok } from '../api.ts'
+import { when } from '../components/dates.ts'
+import { createPolling } from '../components/polling.ts'
+import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote } from '../components/status.tsx'
-import {
-  createLoader,
-  createPolling,
-  LIVE_STATES,
-  StateBadge,
-  when,
-  createSubmission,
-} from './admin-kit.tsx'
+import { createForm } from '../forms/create-form.ts'
+import { createSubmission } from '../forms/submission.ts'
+import { createData } from '../queries/data.ts'
+import { getModels } from '../queries/models.ts'
+import { createTask, getTasks, refreshTasks } from '../queries/tasks.ts'
+import { getWorkspaces } from '../queries/workspaces.ts'
+import './admin.css'
 
 const FILTERS = TASK_STATES
+const LIVE: readonly TaskState[] = LIVE_TASK_STATES
 
 /** Background tasks: the live list (polled while work is in flight) and a form to queue one. */
 export default function Tasks() {
   const [state, setState] = createSignal<TaskState | ''>('')
-  const tasks = createLoader(() => {
-    const s = state()
-    return ok(api.tasks.$get({ query: s ? { state: s } : {} }))
-  })
-  const workspaces = createLoader(() => ok(api.workspaces.$get()))
-  const models = createLoader(() => ok(api.models.$get()))
-  onMount(() => void Promise.all([tasks.reload(), workspaces.reload(), models.reload()]))
-  createPolling(tasks.reload, () =>
-    (tasks.data()?.tasks ?? []).some((t) => LIVE_STATES.includes(t.state)),
-  )
+  const tasks = createData(() => getTasks(state() || undefined))
+  const workspaces = createData(() => getWorkspaces())
+  const models = createData(() => getModels())
+  createPolling(refreshTasks, () => (tasks.data()?.tasks ?? []).some((t) => LIVE.includes(t.state)))
   const workspaceName = (id: string) =>
     workspaces.data()?.workspaces.find((w) => w.id === id)?.name ?? id
 
@@ -41,21 +37,14 @@ export default function Tasks() {
           Show
           <select
             value={state()}
-            onChange={(e) => {
-              setState(e.currentTarget.value as TaskState | '')
-              void tasks.reload()
-            }}
+            onChange={(e) => setState(e.currentTarget.value as TaskState | '')}
           >
             <option value="">all states</option>
             <For each={FILTERS}>{(s) => <option value={s}>{s}</option>}</For>
           </select>
         </label>
       </div>
-      <CreateTask
-        workspaces={workspaces.data()?.workspaces ?? []}
-        models={models.data()}
-        onCreated={() => void tasks.reload()}
-      />
+      <CreateTask workspaces={workspaces.data()?.workspaces ?? []} models={models.data()} />
       <ErrorNote error={tasks.error()} />
       <Show when={tasks.data()}>
         {(list) => (
@@ -130,31 +119,20 @@ export default function Tasks() {
 function CreateTask(props: {
   workspaces: Pick<Workspace, 'id' | 'name'>[]
   models: ModelsBody | undefined
-  onCreated: () => void
 }) {
-  const [workspaceId, setWorkspaceId] = createSignal('')
-  const [prompt, setPrompt] = createSignal('')
-  const [model, setModel] = createSignal('')
+  const form = createForm({ workspaceId: '', prompt: '', model: '' })
   const { busy, error, run } = createSubmission({
     workspaceId: 'Workspace',
     prompt: 'Prompt',
     model: 'Model',
   })
-  const chosenWorkspace = () => workspaceId() || props.workspaces[0]?.id || ''
+  const chosenWorkspace = () => form.values.workspaceId || props.workspaces[0]?.id || ''
   const submit = (e: SubmitEvent) => {
     e.preventDefault()
     return run(async () => {
-      await ok(
-        api.tasks.$post({
-          json: {
-            workspaceId: chosenWorkspace(),
-            prompt: prompt(),
-            ...(model() && { model: model() }),
-          },
-        }),
-      )
-      setPrompt('')
-      props.onCreated()
+      const { prompt, model } = form.values
+      await createTask({ workspaceId: chosenWorkspace(), prompt, ...(model && { model }) })
+      form.set('prompt', '')
     })
   }
   return (
@@ -165,7 +143,7 @@ function CreateTask(props: {
           Workspace
           <select
             value={chosenWorkspace()}
-            onChange={(e) => setWorkspaceId(e.currentTarget.value)}
+            onChange={(e) => form.set('workspaceId', e.currentTarget.value)}
             required
           >
             <For each={props.workspaces}>{(w) => <option value={w.id}>{w.name}</option>}</For>
@@ -173,7 +151,10 @@ function CreateTask(props: {
         </label>
         <label>
           Model
-          <select value={model()} onChange={(e) => setModel(e.currentTarget.value)}>
+          <select
+            value={form.values.model}
+            onChange={(e) => form.set('model', e.currentTarget.value)}
+          >
             <option value="">Default{props.models ? ` (${props.models.defaultModel})` : ''}</option>
             <For each={props.models?.models ?? []}>{(m) => <option value={m}>{m}</option>}</For>
           </select>
@@ -182,8 +163,8 @@ function CreateTask(props: {
           Prompt
           <textarea
             rows={3}
-            value={prompt()}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
+            value={form.values.prompt}
+            onInput={(e) => form.set('prompt', e.currentTarget.value)}
             placeholder="What should the agents do?"
             required
           />

@@ -1,23 +1,22 @@
 import { A, useParams } from '@solidjs/router'
-import { createResource, createSignal, For, Show } from 'solid-js'
-import { api, ok } from '../api.ts'
+import { createSignal, For, Show } from 'solid-js'
 import { ErrorNote } from '../components/status.tsx'
+import { createForm } from '../forms/create-form.ts'
+import { createData } from '../queries/data.ts'
+import { getRepoBrief, getWorkspaces, registerWorkspace } from '../queries/workspaces.ts'
 
 /** Registered repositories: register one, and read a workspace's repository brief. */
 export default function Workspaces() {
   const params = useParams()
-  const [list, { refetch }] = createResource(() => ok(api.workspaces.$get()))
-  const [name, setName] = createSignal('')
-  const [path, setPath] = createSignal('')
+  const list = createData(() => getWorkspaces())
+  const form = createForm({ name: '', path: '' })
   const [error, setError] = createSignal<unknown>()
   const register = async (e: SubmitEvent) => {
     e.preventDefault()
     setError(undefined)
     try {
-      await ok(api.workspaces.$post({ json: { name: name(), path: path() } }))
-      setName('')
-      setPath('')
-      await refetch()
+      await registerWorkspace({ ...form.values })
+      form.reset({ name: '', path: '' })
     } catch (err) {
       setError(err)
     }
@@ -25,7 +24,7 @@ export default function Workspaces() {
   return (
     <section class="stack">
       <h1>Workspaces</h1>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error()} />
       <table class="list">
         <thead>
           <tr>
@@ -35,7 +34,7 @@ export default function Workspaces() {
           </tr>
         </thead>
         <tbody>
-          <For each={list()?.workspaces}>
+          <For each={list.data()?.workspaces}>
             {(w) => (
               <tr classList={{ selected: params.id === w.id }}>
                 <td>
@@ -50,11 +49,20 @@ export default function Workspaces() {
       </table>
       <form class="card row" onSubmit={register}>
         <label>
-          Name <input value={name()} onInput={(e) => setName(e.currentTarget.value)} required />
+          Name{' '}
+          <input
+            value={form.values.name}
+            onInput={(e) => form.set('name', e.currentTarget.value)}
+            required
+          />
         </label>
         <label>
           Path under the workspace root
-          <input value={path()} onInput={(e) => setPath(e.currentTarget.value)} required />
+          <input
+            value={form.values.path}
+            onInput={(e) => form.set('path', e.currentTarget.value)}
+            required
+          />
         </label>
         <button type="submit">Register</button>
         <ErrorNote error={error()} />
@@ -67,14 +75,10 @@ export default function Workspaces() {
 function RepoBrief(props: { workspaceId: string }) {
   const [query, setQuery] = createSignal('')
   const [asked, setAsked] = createSignal<string>()
-  const [brief] = createResource(
-    () => {
-      const q = asked()
-      return q ? { id: props.workspaceId, q } : undefined
-    },
-    (key) =>
-      ok(api.workspaces[':id']['repo-brief'].$get({ param: { id: key.id }, query: { q: key.q } })),
-  )
+  const brief = createData(() => {
+    const q = asked()
+    return q ? getRepoBrief(props.workspaceId, q) : undefined
+  })
   return (
     <div class="card stack">
       <h2>Repository brief</h2>
@@ -93,8 +97,8 @@ function RepoBrief(props: { workspaceId: string }) {
         />
         <button type="submit">Brief</button>
       </form>
-      <ErrorNote error={brief.error} />
-      <Show when={brief()}>{(b) => <pre class="brief">{b().text}</pre>}</Show>
+      <ErrorNote error={brief.error()} />
+      <Show when={brief.data()}>{(b) => <pre class="brief">{b().text}</pre>}</Show>
     </div>
   )
 }

@@ -1,0 +1,190 @@
+import { MODEL_SOURCES } from '../../../runtime/contracts/agent-enums.ts'
+import type {
+  AgentRuntimeSettingsPatch,
+  AutonomySettingsPatch,
+  BrowserSettingsPatch,
+  MemorySettings,
+  MemorySettingsPatch,
+} from '../../../runtime/contracts/settings.ts'
+
+/**
+ * The four settings singletons as field tables: each drives one form (settings-form.tsx), so a
+ * new setting is one line here.
+ */
+export type Field<K extends string> = { key: K; label: string; hint?: string } & (
+  | { type: 'number'; step?: string }
+  | { type: 'text' | 'textarea' | 'bool' | 'model' }
+  | { type: 'select'; options: readonly string[] }
+)
+export type Group<K extends string> = { legend: string; fields: Field<K>[] }
+
+export const AGENT_RUNTIME: Group<keyof AgentRuntimeSettingsPatch>[] = [
+  {
+    legend: 'Default model',
+    fields: [
+      {
+        key: 'modelSource',
+        label: 'Model source',
+        type: 'select',
+        options: MODEL_SOURCES,
+        hint: 'Which of the three models below runs when a request names none.',
+      },
+      { key: 'configuredModel', label: 'Configured model', type: 'model' },
+      { key: 'localModel', label: 'Local model', type: 'model' },
+      { key: 'freeCodingModel', label: 'Free coding model', type: 'model' },
+    ],
+  },
+  {
+    legend: 'Step bounds',
+    fields: [
+      { key: 'supervisorMaxSteps', label: 'Supervisor max steps', type: 'number' },
+      { key: 'specialistMaxSteps', label: 'Specialist max steps', type: 'number' },
+      { key: 'toolCallConcurrency', label: 'Tool call concurrency', type: 'number' },
+      { key: 'processorRetries', label: 'Processor retries', type: 'number' },
+      {
+        key: 'finalResponseFeedback',
+        label: 'Final response feedback',
+        type: 'textarea',
+        hint: 'Said to an agent on its last step.',
+      },
+    ],
+  },
+  {
+    legend: 'Delegation bounds',
+    fields: [
+      {
+        key: 'delegationContextMaxMessages',
+        label: 'Delegation context max messages',
+        type: 'number',
+      },
+      { key: 'delegationContextMaxChars', label: 'Delegation context max chars', type: 'number' },
+      { key: 'delegationResultMaxChars', label: 'Delegation result max chars', type: 'number' },
+      { key: 'delegationFailureText', label: 'Delegation failure text', type: 'textarea' },
+      { key: 'delegationTruncationText', label: 'Delegation truncation text', type: 'textarea' },
+    ],
+  },
+  {
+    legend: 'Task controls',
+    fields: [
+      { key: 'taskConcurrency', label: 'Task concurrency', type: 'number' },
+      { key: 'taskPollIntervalMs', label: 'Task poll interval (ms)', type: 'number' },
+      { key: 'taskTimeoutMs', label: 'Task timeout (ms)', type: 'number' },
+      { key: 'taskAbortAckMs', label: 'Task abort acknowledgement (ms)', type: 'number' },
+      { key: 'taskStaleAfterMs', label: 'Task stale after (ms)', type: 'number' },
+    ],
+  },
+]
+
+const RATIO_OR_TOKENS = 'A ratio in (0, 1] or a whole number of tokens ≥ 1000.'
+export const MEMORY: Group<keyof MemorySettingsPatch>[] = [
+  {
+    legend: 'Observational memory',
+    fields: [
+      { key: 'enabled', label: 'Memory enabled', type: 'bool' },
+      {
+        key: 'observationMessageTokens',
+        label: 'Observe after (message tokens)',
+        type: 'number',
+      },
+      {
+        key: 'reflectionObservationTokens',
+        label: 'Reflect after (observation tokens)',
+        type: 'number',
+      },
+      {
+        key: 'rawHistoryRetention',
+        label: 'Raw history retention',
+        type: 'number',
+        step: 'any',
+        hint: RATIO_OR_TOKENS,
+      },
+      {
+        key: 'previousObserverTokens',
+        label: 'Previous observer tokens',
+        type: 'number',
+      },
+      { key: 'temporalMarkers', label: 'Temporal markers', type: 'bool' },
+      {
+        key: 'observeAttachments',
+        label: 'Observe attachments',
+        type: 'select',
+        options: ['auto', 'on', 'off'] satisfies MemorySettings['observeAttachments'][],
+      },
+      {
+        key: 'retrievalScope',
+        label: 'Retrieval scope',
+        type: 'select',
+        options: ['off', 'thread', 'resource'] satisfies MemorySettings['retrievalScope'][],
+      },
+    ],
+  },
+  {
+    legend: 'Buffering and activation',
+    fields: [
+      { key: 'asyncBuffering', label: 'Async buffering', type: 'bool' },
+      { key: 'shareTokenBudget', label: 'Share token budget', type: 'bool' },
+      {
+        key: 'observationBufferTokens',
+        label: 'Observation buffer',
+        type: 'number',
+        step: 'any',
+        hint: RATIO_OR_TOKENS,
+      },
+      {
+        key: 'reflectionBufferActivation',
+        label: 'Reflection buffer activation',
+        type: 'number',
+        step: 'any',
+        hint: 'A ratio in (0, 1].',
+      },
+      {
+        key: 'observationBlockAfter',
+        label: 'Observation block after',
+        type: 'number',
+        step: 'any',
+        hint: 'A multiplier in [1, 100) or tokens ≥ 100.',
+      },
+      {
+        key: 'reflectionBlockAfter',
+        label: 'Reflection block after',
+        type: 'number',
+        step: 'any',
+        hint: 'A multiplier in [1, 100) or tokens ≥ 100.',
+      },
+      {
+        key: 'activateAfterIdle',
+        label: 'Activate after idle',
+        type: 'text',
+        hint: 'auto, off, or a duration such as 5m.',
+      },
+      { key: 'activateOnProviderChange', label: 'Activate on provider change', type: 'bool' },
+    ],
+  },
+  {
+    legend: 'Instructions',
+    fields: [
+      { key: 'observerInstruction', label: 'Observer instruction', type: 'textarea' },
+      { key: 'reflectorInstruction', label: 'Reflector instruction', type: 'textarea' },
+    ],
+  },
+]
+
+export const AUTONOMY: Group<keyof AutonomySettingsPatch>[] = [
+  {
+    legend: 'What the agents may do on their own',
+    fields: [
+      { key: 'evolutionEnabled', label: 'Agent evolution', type: 'bool' },
+      { key: 'skillCreationEnabled', label: 'Skill creation', type: 'bool' },
+      { key: 'automaticFactRetention', label: 'Automatic fact retention', type: 'bool' },
+      { key: 'selfUpdateEnabled', label: 'Self-update', type: 'bool' },
+      { key: 'deploymentEnabled', label: 'Deployment', type: 'bool' },
+    ],
+  },
+]
+
+export const BROWSER: Group<keyof BrowserSettingsPatch>[] = [
+  {
+    legend: 'Browser automation for agents with browser access',
+    fields: [{ key: 'enabled', label: 'Browser enabled', type: 'bool' }],
+  },
+]
