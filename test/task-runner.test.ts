@@ -71,7 +71,7 @@ test('a user task fails on a permanent error and gets one remediation task', asy
     assert.match(remediations[0]!.prompt, new RegExp(`popagent task ${task.id}`))
     assert.match(remediations[0]!.prompt, /task-resolve/)
     // A second enqueue for the same parent is a no-op.
-    const { enqueueRemediation } = await import('../compute-host/tasks/queue.ts')
+    const { enqueueRemediation } = await import('../compute-host/tasks/sql/enqueue-remediation.ts')
     await enqueueRemediation(db, failed)
     assert.equal((await db.select().from(tasks).where(eq(tasks.parentTaskId, task.id))).length, 1)
   } finally {
@@ -97,7 +97,7 @@ test("a remediation's prompt carries the parent's transcript, bounded and redact
   } finally {
     await runner.stop()
   }
-  const { enqueueRemediation } = await import('../compute-host/tasks/queue.ts')
+  const { enqueueRemediation } = await import('../compute-host/tasks/sql/enqueue-remediation.ts')
   await enqueueRemediation(db, parent)
   const [remediation] = await db.select().from(tasks).where(eq(tasks.parentTaskId, parent.id))
   const prompt = remediation!.prompt
