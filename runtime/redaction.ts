@@ -37,6 +37,11 @@ function encodings(secret: string): string[] {
 export type Redactor = {
   redact(text: string): string
   add(...secrets: ReadonlyArray<string | undefined>): void
+  /**
+   * The length of the longest text it replaces: a stream redacted piece by piece must hold back
+   * one less than this, since a secret may be split across pieces.
+   */
+  longest(): number
 }
 
 export function createSecretRedactor(secrets: ReadonlyArray<string | undefined> = []): Redactor {
@@ -54,6 +59,7 @@ export function createSecretRedactor(secrets: ReadonlyArray<string | undefined> 
   add(...secrets)
   return {
     add,
+    longest: () => needles[0]?.length ?? 0,
     redact(text) {
       let out = text
       for (const needle of needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED)

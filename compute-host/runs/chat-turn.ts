@@ -9,6 +9,7 @@ import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/error
 import { createActivityLog, type ActivityPart } from './activity.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
+import { redactChunk, redactUiStream } from './stream-redaction.ts'
 import { createUsageMeter } from './usage.ts'
 
 const TITLE_CHARS = 60
@@ -17,7 +18,9 @@ const TITLE_CHARS = 60
  * The chat driver of the run path: checks the session, prepares the run and streams the
  * supervisor's run as an AI SDK UI-message stream. The session's messages are appended when the
  * stream ends, whether it completed, failed or was aborted, so a session always holds the user's
- * message and whatever answer there was.
+ * message and whatever answer there was; the stream's last metadata then names the session's
+ * saved revision, so the client knows the turn is stored without asking. What the client is sent
+ * and what is saved pass the host's redactor.
  *
  * `signal` is the client's connection: when it aborts, the run and its gateway requests abort.
  */
@@ -61,6 +64,7 @@ export async function startChatTurn(
   })
 
   let failure: string | undefined
+  let savedRevision: number | undefined
   const fail = (error: unknown) => {
     failure = describeRunError(error, deps.redact)
     deps.log.warn('chat turn failed', { turnId, sessionId: session.id, error: failure })
@@ -107,12 +111,13 @@ export async function startChatTurn(
         }),
       } as UiMessage
       try {
-        await Sessions.appendTurn(
+        const saved = await Sessions.appendTurn(
           db,
           session.id,
-          [request.message, assistant],
+          [request.message, redactChunk(assistant, deps.redactor)],
           titleFrom(request.message),
         )
+        savedRevision = saved.revision
       } catch (error) {
         deps.log.error('could not save the turn', { turnId, sessionId: session.id, error })
       } finally {
@@ -121,6 +126,35 @@ export async function startChatTurn(
     },
   })
   return stream
+    .pipeThrough(redactUiStream(deps.redactor))
+    .pipeThrough(announceSaved(() => savedRevision, metadata))
+}
+
+/**
+ * Holds the stream's `finish` back until the turn is saved (the upstream's end waits for the
+ * save), then sends the saved revision as the message's last metadata, and the `finish`.
+ */
+function announceSaved(
+  revision: () => number | undefined,
+  metadata: (extra: Partial<AssistantMetadata>) => AssistantMetadata,
+): TransformStream<UIMessageChunk, UIMessageChunk> {
+  let finish: UIMessageChunk | undefined
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk.type === 'finish') finish = chunk
+      else controller.enqueue(chunk)
+    },
+    flush(controller) {
+      const savedRevision = revision()
+      if (savedRevision !== undefined) {
+        controller.enqueue({
+          type: 'message-metadata',
+          messageMetadata: metadata({ savedRevision }),
+        })
+      }
+      if (finish) controller.enqueue(finish)
+    },
+  })
 }
 
 function textOf(message: UiMessage): string {

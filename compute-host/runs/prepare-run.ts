@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
+import type { Redactor } from '../../runtime/redaction.ts'
 import type { AgentFactory, RunAgents } from '../agents/factory.ts'
 import { createRunContext } from '../agents/run-context.ts'
 import type { Logger } from '../log.ts'
@@ -26,6 +27,8 @@ export type RunDeps = {
   memory: ThreadMemory
   log: Logger
   redact: (text: string) => string
+  /** The one redactor behind `redact`, for what is redacted piece by piece (the chat stream). */
+  redactor: Redactor
   /** The host's run observers (logging, tracing, and later hooks and channels). */
   observers: readonly RunObserver[]
 }

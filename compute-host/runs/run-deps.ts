@@ -4,7 +4,10 @@ import type { RunDeps } from './prepare-run.ts'
 
 /** The run path's view of the host's resources, with the caller's logger (a request's, a task's). */
 export function runDeps(
-  $: Pick<HostResources, 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'observers'> & {
+  $: Pick<
+    HostResources,
+    'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
+  > & {
     db: RunDeps['db']
   },
   log: Logger,
@@ -16,6 +19,7 @@ export function runDeps(
     memory: $.memory,
     log,
     redact: $.redact,
+    redactor: $.redactor,
     observers: $.observers.run,
   }
 }
