@@ -30,6 +30,7 @@ export async function startChatTurn(
   signal: AbortSignal,
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
+  const startedAt = Date.now()
   const session = await Sessions.get(db, request.sessionId)
   if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
   if (session.archivedAt) throw new SessionArchived({ id: session.id })
@@ -47,6 +48,7 @@ export async function startChatTurn(
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
   const run = await prepareRun(deps, {
     run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
+    startedAt,
     workspaceId: session.workspaceId,
     query: textOf(request.message),
     model: request.model,

@@ -66,6 +66,8 @@ export async function prepareRun(
     observers?: readonly RunObserver[]
     /** Tool hooks run before the event hook, in order (hooks and budgets will be here). */
     toolHooks?: readonly AgentToolHooks[]
+    /** When the driver began (epoch ms), if before preparation: its own checks count too. */
+    startedAt?: number
     /** Whether this run preflights a repository brief. */
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
@@ -73,16 +75,22 @@ export async function prepareRun(
   },
 ): Promise<PreparedRun> {
   const { db } = deps
+  const clock = phaseClock(input.startedAt)
+  // The driver's own checks before preparation (the chat's session lookup).
+  if (input.startedAt !== undefined) clock.lap('driver')
   const [settings, memorySettings] = await Promise.all([
     Settings.agentRuntime.get(db),
     Settings.memory.get(db),
   ])
+  clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
   const { root: workspaceRoot, missing } = await repositoryOf(deps, input.workspaceId)
+  clock.lap('workspace')
   const preflight =
     workspaceRoot && input.preflight !== false
       ? await briefFor(workspaceRoot, input.query, deps, input.signal)
       : undefined
+  clock.lap('brief')
   const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
   const events = createRunEvents([...(input.observers ?? []), ...deps.observers], deps.log)
   const team = await deps.agents.build({
@@ -97,6 +105,7 @@ export async function prepareRun(
       ),
     },
   })
+  clock.lap('agents')
   for (const missing of team.unavailableTools) {
     deps.log.debug('tool not available for this run', missing)
   }
@@ -107,7 +116,7 @@ export async function prepareRun(
     ]),
   )
   const supervisor = { agentId: team.supervisor.id, agentName: team.supervisor.name }
-  events.emit({ type: 'run-start', run, model: route })
+  events.emit({ type: 'run-start', run, model: route, preparation: clock.report() })
   if (preflight) {
     events.emit({ type: 'brief', run, ...supervisor, query: input.query, text: preflight.text })
   }
@@ -138,6 +147,20 @@ export async function prepareRun(
         thread,
         signal,
       }),
+  }
+}
+
+/** Times the phases of preparation, for the run-start event (the latency bench reads them). */
+function phaseClock(startedAt = Date.now()) {
+  const phases: Record<string, number> = {}
+  let last = performance.now() - (Date.now() - startedAt)
+  return {
+    lap(phase: string) {
+      const now = performance.now()
+      phases[phase] = Math.round((now - last) * 100) / 100
+      last = now
+    },
+    report: () => ({ startedAt, phases }),
   }
 }
 

@@ -24,7 +24,13 @@ export type RunAgent = { agentId: string; agentName: string }
  * raw: an observer that stores or sends them bounds and redacts them (the activity log does).
  */
 export type RunEvent =
-  | { type: 'run-start'; run: RunRef; model: string }
+  | {
+      type: 'run-start'
+      run: RunRef
+      model: string
+      /** When preparation began (epoch ms), and what each phase of it took (ms). */
+      preparation: { startedAt: number; phases: Readonly<Record<string, number>> }
+    }
   /** The preflight repository brief, prepared for the supervisor before its first step. */
   | ({ type: 'brief'; run: RunRef; query: string; text: string } & RunAgent)
   | ({ type: 'tool-start'; run: RunRef; callId: string; tool: string; input: unknown } & RunAgent)
