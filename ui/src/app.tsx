@@ -1,7 +1,9 @@
-import { A, HashRouter, Route, type RouteSectionProps } from '@solidjs/router'
+import { A, createAsync, HashRouter, Route, type RouteSectionProps } from '@solidjs/router'
 import { lazy, Show } from 'solid-js'
+import { ChatProvider } from './chat/chat-context.tsx'
 import { KeyPrompt } from './components/key-prompt.tsx'
 import { keyPrompt } from './auth.ts'
+import { getModels } from './queries/models.ts'
 
 const Chat = lazy(() => import('./pages/chat.tsx'))
 const Tasks = lazy(() => import('./pages/tasks.tsx'))
@@ -21,20 +23,25 @@ const NAV = [
 ] as const
 
 function Layout(props: RouteSectionProps) {
+  // The model catalog is app-wide: held here, one cached copy serves every page (a query no view
+  // holds is fetched again after five seconds). refreshModels() asks the gateway again.
+  createAsync(() => getModels())
   return (
-    <div class="shell">
-      <nav class="topnav" aria-label="Main">
-        <span class="brand">popagent</span>
-        {NAV.map(([href, label]) => (
-          <A href={href} end={href === '/'} activeClass="active">
-            {label}
-          </A>
-        ))}
-      </nav>
-      <Show when={keyPrompt() === 'none'} fallback={<KeyPrompt reason={keyPrompt()} />}>
-        <main class="page">{props.children}</main>
-      </Show>
-    </div>
+    <ChatProvider>
+      <div class="shell">
+        <nav class="topnav" aria-label="Main">
+          <span class="brand">popagent</span>
+          {NAV.map(([href, label]) => (
+            <A href={href} end={href === '/'} activeClass="active">
+              {label}
+            </A>
+          ))}
+        </nav>
+        <Show when={keyPrompt() === 'none'} fallback={<KeyPrompt reason={keyPrompt()} />}>
+          <main class="page">{props.children}</main>
+        </Show>
+      </div>
+    </ChatProvider>
   )
 }
 
@@ -42,8 +49,7 @@ function Layout(props: RouteSectionProps) {
 export function App() {
   return (
     <HashRouter root={Layout}>
-      <Route path="/" component={Chat} />
-      <Route path="/sessions/:id" component={Chat} />
+      <Route path={['/', '/sessions/:id']} component={Chat} />
       <Route path="/tasks" component={Tasks} />
       <Route path="/tasks/:id" component={TaskDetail} />
       <Route path="/schedules" component={Schedules} />

@@ -1,5 +1,5 @@
 import { For, Show } from 'solid-js'
-import type { ModelsView } from './client.ts'
+import type { ModelsBody as ModelsView } from '../../../runtime/contracts/models.ts'
 import { contextSize } from './messages.ts'
 
 /**

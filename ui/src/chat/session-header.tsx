@@ -1,5 +1,5 @@
 import { createSignal, Show } from 'solid-js'
-import type { SessionView } from './client.ts'
+import type { SessionView } from '../queries/sessions.ts'
 import { Confirm } from '../components/confirm.tsx'
 
 /** The open session's title and what can be done to it: rename, archive or restore, delete. */

@@ -2,7 +2,7 @@ import { A } from '@solidjs/router'
 import { For, Show, type JSX } from 'solid-js'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { ErrorNote } from '../components/status.tsx'
-import type { SessionSummaryView } from './client.ts'
+import type { SessionSummaryView } from '../queries/sessions.ts'
 
 /**
  * The sessions: a workspace filter, a new-session button, the active list and the archived list

@@ -1,129 +1,86 @@
 import { useNavigate, useParams } from '@solidjs/router'
-import {
-  createComputed,
-  createEffect,
-  createMemo,
-  createResource,
-  createSignal,
-  on,
-  onCleanup,
-  onMount,
-  Show,
-  type Resource,
-} from 'solid-js'
+import { createEffect, createMemo, createSignal, on, onMount, Show } from 'solid-js'
 import { ApiError } from '../api.ts'
-import {
-  createSession,
-  deleteSession,
-  getHealth,
-  getModels,
-  getSession,
-  listSessions,
-  listWorkspaces,
-  patchSession,
-  saveMessages,
-  type SessionView,
-} from '../chat/client.ts'
+import { useChat } from '../chat/chat-context.tsx'
+import { chatKeys } from '../chat/chat-keys.ts'
 import { Composer } from '../chat/composer.tsx'
 import { FirstRun } from '../chat/first-run.tsx'
-import {
-  clearRefusal,
-  liveTurn,
-  runTurn,
-  savedAfterTurn,
-  stopTurn,
-  turnBusy,
-  turnRefused,
-} from '../chat/live-turn.ts'
+import { followScroll } from '../chat/follow-scroll.ts'
 import { newMessageId, replyMessage, withoutExchange } from '../chat/messages.ts'
 import { ModelPicker } from '../chat/model-picker.tsx'
 import { SessionHeader } from '../chat/session-header.tsx'
-import { Sidebar } from '../chat/sidebar.tsx'
-import {
-  archivedOpen,
-  draft,
-  pickedModel,
-  setArchivedOpen,
-  setDraft,
-  setPickedModel,
-  setSetupDismissed,
-  setupDismissed,
-  setWorkspaceFilter,
-  workspaceFilter,
-} from '../chat/state.ts'
 import { setupProblem } from '../chat/setup-check.ts'
+import { Sidebar } from '../chat/sidebar.tsx'
 import { Transcript } from '../chat/transcript.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
+import { createData } from '../queries/data.ts'
+import { getHealth, refreshHealth } from '../queries/health.ts'
+import { getModels, refreshModels } from '../queries/models.ts'
+import {
+  createSession,
+  deleteSession,
+  getSession,
+  getSessions,
+  patchSession,
+  refreshSession,
+  saveMessages,
+} from '../queries/sessions.ts'
+import { getWorkspaces } from '../queries/workspaces.ts'
 import './chat.css'
-
-/** A resource's value, or undefined while it failed (reading a failed resource throws). */
-const valueOf = <T,>(resource: Resource<T>) => (resource.error ? undefined : resource())
 
 /**
  * Chat: the sessions sidebar, the conversation with the reply streaming in (and the agents'
- * activity inside it), the model picker and the message box.
+ * activity inside it), the model picker and the message box. One route serves `/` and
+ * `/sessions/:id`, so a new chat's first message moves the address without remounting the page.
  */
 export default function Chat() {
   const params = useParams<{ id?: string }>()
   const navigate = useNavigate()
+  const chat = useChat()
 
-  const workspaceId = workspaceFilter
+  const workspaceId = () => chat.workspaceFilter() || undefined
   const [sidebarOpen, setSidebarOpen] = createSignal(false)
-  const [workspaces] = createResource(listWorkspaces)
-  const [models, { refetch: refetchModels }] = createResource(getModels)
-  const [health, { refetch: refetchHealth }] = createResource(getHealth)
-  // An object source: '' (all workspaces) is falsy, and a falsy source would never fetch.
-  const [active, { refetch: refetchActive }] = createResource(
-    () => ({ ws: workspaceId() }),
-    ({ ws }) => listSessions('active', ws || undefined),
-  )
-  const [archived, { refetch: refetchArchived }] = createResource(
-    () => ({ ws: workspaceId() }),
-    ({ ws }) => listSessions('archived', ws || undefined),
-  )
-  const [session, { mutate: setSession, refetch: refetchSession }] = createResource(
-    () => params.id,
-    getSession,
-  )
+  const workspaces = createData(() => getWorkspaces())
+  const models = createData(() => getModels())
+  const health = createData(() => getHealth())
+  const active = createData(() => getSessions('active', workspaceId()))
+  const archived = createData(() => getSessions('archived', workspaceId()))
+  const session = createData(() => (params.id ? getSession(params.id) : undefined))
 
   const [notice, setNotice] = createSignal<string>()
   const [error, setError] = createSignal<unknown>()
   let input: HTMLTextAreaElement | undefined
 
-  const current = (): SessionView | undefined => {
-    const s = valueOf(session)
+  const current = () => {
+    const s = session.data()
     return s && s.id === params.id ? s : undefined
   }
-  const selectedModel = () => pickedModel() ?? valueOf(models)?.defaultModel
-  const running = turnBusy
+  const selectedModel = () => chat.pickedModel() ?? models.data()?.defaultModel
+  const running = chat.turnBusy
   // The live copy of a turn in this session, until the saved session holds the same exchange.
   const liveHere = () => {
-    const t = liveTurn()
+    const t = chat.liveTurn()
     if (!t || t.sessionId !== params.id) return undefined
     return current()?.messages.some((m) => m.id === t.user.id) ? undefined : t
   }
-  const busyHere = () => {
-    const t = liveTurn()
-    return running() && t?.sessionId === params.id
-  }
+  const busyHere = () => running() && chat.liveTurn()?.sessionId === params.id
   const refusal = () => {
-    const r = turnRefused()
+    const r = chat.turnRefused()
     return r && r.sessionId === params.id ? r.error : undefined
   }
-  const refetchLists = () => Promise.all([refetchActive(), refetchArchived()])
 
   // What keeps the chat from working (gateway down, no models): the first-run panel takes the
   // message box's place. Never during a turn, whose Stop button must stay.
-  const problem = createMemo(() => setupProblem(valueOf(health), valueOf(models)))
+  const problem = createMemo(() => setupProblem(health.data(), models.data()))
   const blocking = () => {
     const p = problem()
-    if (!p || busyHere() || (p.kind === 'no-models' && setupDismissed())) return undefined
+    if (!p || busyHere() || (p.kind === 'no-models' && chat.setupDismissed())) return undefined
     return p
   }
   const [checking, setChecking] = createSignal(false)
   async function recheck() {
     setChecking(true)
-    await Promise.allSettled([refetchHealth(), refetchModels()])
+    await Promise.allSettled([refreshHealth(), refreshModels()])
     setChecking(false)
   }
 
@@ -134,7 +91,7 @@ export default function Chat() {
       () => {
         setNotice(undefined)
         setError(undefined)
-        clearRefusal()
+        chat.clearRefusal()
       },
       { defer: true },
     ),
@@ -151,86 +108,59 @@ export default function Chat() {
   }
 
   async function newChat() {
-    const created = await run(() => createSession(workspaceId() || undefined))
+    const created = await run(() => createSession(workspaceId()))
     if (!created) return
     setSidebarOpen(false)
     navigate(`/sessions/${created.id}`)
-    await refetchActive()
     input?.focus()
   }
 
   async function send() {
-    const text = draft().trim()
+    const typedIn = params.id
+    const text = chat.draft(typedIn).trim()
     if (!text || running()) return
     setNotice(undefined)
     setError(undefined)
     let target = current()
     if (!target) {
-      if (params.id) return
-      const created = await run(() => createSession(workspaceId() || undefined))
+      if (typedIn) return
+      const created = await run(() => createSession(workspaceId()))
       if (!created) return
-      // This page is remounted for the new route; the turn and the draft live outside it.
+      // The same page follows to the new address: focus, the picked model and the turn stay.
       navigate(`/sessions/${created.id}`)
       target = created
-      void refetchActive()
     }
     if (target.archivedAt) return
     const model = selectedModel()
-    setDraft('')
-    await runTurn(
+    chat.setDraft(typedIn, '')
+    await chat.runTurn(
       {
         sessionId: target.id,
         workspaceId: target.workspaceId,
         // The default goes unnamed: the server resolves it, even when the catalog lacks it.
-        ...(model && model !== valueOf(models)?.defaultModel && { model }),
+        ...(model && model !== models.data()?.defaultModel && { model }),
         message: { id: newMessageId(), role: 'user', parts: [{ type: 'text', text }] },
       },
       text,
     )
   }
 
-  // A finished turn comes back saved: show it in place of the live copy, and the new title. A
-  // computation, not an effect, so the saved session is in place before the transcript renders
-  // without the live turn: the reply keeps its rendered row instead of being built again.
-  createComputed(
-    on(
-      savedAfterTurn,
-      (saved) => {
-        if (saved && saved.id === params.id) setSession(saved)
-      },
-      { defer: true },
-    ),
-  )
-  createEffect(on(savedAfterTurn, () => void refetchLists(), { defer: true }))
-
   async function rename(title: string) {
     const s = current()
-    if (!s) return false
-    const saved = await run(() => patchSession(s.id, { title }))
-    if (!saved) return false
-    setSession(saved)
-    void refetchLists()
-    return true
+    return !!s && !!(await run(() => patchSession(s.id, { title })))
   }
 
   async function archive(archivedNow: boolean) {
     const s = current()
     if (!s) return
     const saved = await run(() => patchSession(s.id, { archived: archivedNow }))
-    if (!saved) return
-    setSession(saved)
-    if (archivedNow) setArchivedOpen(true)
-    await refetchLists()
+    if (saved && archivedNow) chat.setArchivedOpen(true)
   }
 
   async function remove() {
     const s = current()
     if (!s) return
-    const done = await run(() => deleteSession(s.id))
-    if (!done) return
-    setSession(undefined)
-    navigate('/')
-    await refetchLists()
+    if (await run(() => deleteSession(s.id))) navigate('/')
   }
 
   /**
@@ -244,19 +174,16 @@ export default function Chat() {
     setNotice(undefined)
     setError(undefined)
     try {
-      const saved = await saveMessages(s.id, {
+      await saveMessages(s.id, {
         revision: s.revision,
         messages: withoutExchange(s.messages, userMessageId),
       })
-      setSession(saved)
-      void refetchLists()
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) return setError(err)
-      await refetchSession()
+      await refreshSession(s.id)
       setNotice(
         'This session changed elsewhere, so it was reloaded and nothing was removed. Your draft is kept.',
       )
-      void refetchLists()
     }
   }
 
@@ -264,60 +191,27 @@ export default function Chat() {
   onMount(() => {
     if (window.matchMedia('(min-width: 701px)').matches) input?.focus()
   })
-
-  // Keyboard: Escape stops a running turn; Alt+ArrowUp/ArrowDown opens the previous/next session.
-  onMount(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return
-      if (e.key === 'Escape') {
-        if (liveTurn()?.phase === 'streaming') {
-          e.preventDefault()
-          stopTurn()
-        } else if (sidebarOpen()) setSidebarOpen(false)
-        return
-      }
-      if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return
-      const list = [
-        ...(valueOf(active)?.sessions ?? []),
-        ...(archivedOpen() ? (valueOf(archived)?.sessions ?? []) : []),
-      ]
-      if (list.length === 0) return
-      e.preventDefault()
-      const at = list.findIndex((s) => s.id === params.id)
-      const step = e.key === 'ArrowUp' ? -1 : 1
-      const next = at === -1 ? 0 : Math.min(list.length - 1, Math.max(0, at + step))
-      if (list[next]!.id !== params.id) navigate(`/sessions/${list[next]!.id}`)
-    }
-    document.addEventListener('keydown', onKey)
-    onCleanup(() => document.removeEventListener('keydown', onKey))
+  chatKeys({
+    streaming: () => chat.liveTurn()?.phase === 'streaming',
+    stop: chat.stopTurn,
+    drawerOpen: sidebarOpen,
+    closeDrawer: () => setSidebarOpen(false),
+    listed: () => [
+      ...(active.data()?.sessions ?? []),
+      ...(chat.archivedOpen() ? (archived.data()?.sessions ?? []) : []),
+    ],
+    currentId: () => params.id,
+    open: (id) => navigate(`/sessions/${id}`),
   })
-
-  // Follow the reply as it streams, unless the reader scrolled up. The conversation's size is
-  // observed rather than each chunk: the observer runs once per frame, after layout, so following
-  // costs no extra layout however fast the reply streams.
-  let follow = true
   let conversation: HTMLElement | undefined
-  onMount(() => {
-    const onScroll = () => {
-      follow = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80
-    }
-    window.addEventListener('scroll', onScroll, { passive: true })
-    const grows = new ResizeObserver(() => {
-      if (follow) window.scrollTo({ top: document.documentElement.scrollHeight })
-    })
-    if (conversation) grows.observe(conversation)
-    onCleanup(() => {
-      window.removeEventListener('scroll', onScroll)
-      grows.disconnect()
-    })
-  })
+  followScroll(() => conversation)
 
   const composerDisabled = () => {
     if (running() && !busyHere()) {
       return 'A reply is still streaming in another session; Escape stops it.'
     }
     if (current()?.archivedAt) return 'This session is archived; restore it to continue.'
-    if (params.id && session.error) return 'This session could not be opened.'
+    if (params.id && session.error()) return 'This session could not be opened.'
     return undefined
   }
 
@@ -326,14 +220,14 @@ export default function Chat() {
       <Sidebar
         open={sidebarOpen()}
         currentId={params.id}
-        workspaces={valueOf(workspaces)?.workspaces ?? []}
-        workspaceId={workspaceId()}
-        onWorkspace={setWorkspaceFilter}
-        active={valueOf(active)?.sessions}
-        archived={valueOf(archived)?.sessions}
-        archivedOpen={archivedOpen()}
-        onArchivedOpen={setArchivedOpen}
-        error={active.error ?? archived.error ?? workspaces.error}
+        workspaces={workspaces.data()?.workspaces ?? []}
+        workspaceId={chat.workspaceFilter()}
+        onWorkspace={chat.setWorkspaceFilter}
+        active={active.data()?.sessions}
+        archived={archived.data()?.sessions}
+        archivedOpen={chat.archivedOpen()}
+        onArchivedOpen={chat.setArchivedOpen}
+        error={active.error() ?? archived.error() ?? workspaces.error()}
         onNew={() => void newChat()}
         onPick={() => setSidebarOpen(false)}
         onClose={() => setSidebarOpen(false)}
@@ -360,7 +254,7 @@ export default function Chat() {
             when={current()}
             fallback={
               <h1 class="session-title">
-                {params.id ? (session.error ? 'Session not found' : 'Loading…') : 'New chat'}
+                {params.id ? (session.error() ? 'Session not found' : 'Loading…') : 'New chat'}
               </h1>
             }
           >
@@ -375,16 +269,16 @@ export default function Chat() {
             )}
           </Show>
         </div>
-        <Show when={!blocking() && valueOf(models)?.warning}>
+        <Show when={!blocking() && models.data()?.warning}>
           {(warning) => (
             <p class="gateway-warning" role="alert">
               Model gateway unavailable: {warning()}
             </p>
           )}
         </Show>
-        <ErrorNote error={models.error} />
-        <Show when={params.id && session.error}>
-          <ErrorNote error={session.error} />
+        <ErrorNote error={models.error()} />
+        <Show when={params.id && session.error()}>
+          <ErrorNote error={session.error()} />
         </Show>
         <Show when={notice()}>{(text) => <Notice>{text()}</Notice>}</Show>
         <ErrorNote error={error() ?? refusal()} />
@@ -422,17 +316,17 @@ export default function Chat() {
           fallback={
             <Composer
               ref={(el) => (input = el)}
-              draft={draft()}
-              onDraft={setDraft}
+              draft={chat.draft(params.id)}
+              onDraft={(text) => chat.setDraft(params.id, text)}
               running={busyHere()}
               disabled={composerDisabled()}
               onSend={() => void send()}
-              onStop={stopTurn}
+              onStop={chat.stopTurn}
               picker={
                 <ModelPicker
-                  models={valueOf(models)}
+                  models={models.data()}
                   value={selectedModel()}
-                  onChange={setPickedModel}
+                  onChange={chat.setPickedModel}
                 />
               }
             />
@@ -443,7 +337,7 @@ export default function Chat() {
               problem={p()}
               checking={checking()}
               onRetry={() => void recheck()}
-              onContinue={() => setSetupDismissed(true)}
+              onContinue={() => chat.setSetupDismissed(true)}
             />
           )}
         </Show>

@@ -13,10 +13,10 @@ export const getSessions = query(
   'sessions',
 )
 
-export const getSession = query(
-  (id: string) => ok(api.sessions[':id'].$get({ param: { id } })),
-  'session',
-)
+/** One session read past the cache (a finished turn asks what was saved). */
+export const fetchSession = (id: string) => ok(api.sessions[':id'].$get({ param: { id } }))
+
+export const getSession = query(fetchSession, 'session')
 
 export type SessionView = Awaited<ReturnType<typeof getSession>>
 export type SessionSummaryView = Awaited<ReturnType<typeof getSessions>>['sessions'][number]
@@ -32,6 +32,16 @@ export const staleAfterChange = (id?: string) => [
 ]
 
 export const refreshSession = (id?: string) => revalidate(staleAfterChange(id))
+
+/**
+ * A session just read (a finished turn's saved copy) becomes what every view of it shows, without
+ * a second fetch; the lists are read again for its title, count and time.
+ */
+export async function showSaved(session: SessionView) {
+  const key = getSession.keyFor(session.id)
+  query.set(key, session)
+  await Promise.all([revalidate(key, false), revalidate(getSessions.key)])
+}
 
 /** A new session; its first load is answered from the cache, which holds the created one. */
 export async function createSession(workspaceId?: string) {
