@@ -10,7 +10,7 @@ import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
-import { roleOf, userMessage } from './support/chat.ts'
+import { roleOf, toolResultsOf, userMessage } from './support/chat.ts'
 import type { Reply } from './support/scripted-gateway.ts'
 
 const ROUTE = 'remote/selected'
@@ -65,7 +65,7 @@ describe('chat turns', () => {
     stack.gateway.respondWith((request): Reply | undefined => {
       const role = roleOf(request)
       if (role === 'orchistrator') {
-        const delegations = (request.body.messages as any[]).filter((m) => m.role === 'tool').length
+        const delegations = toolResultsOf(request).length
         const next = ['agent-researcher', 'agent-implementer', 'agent-reviewer'][delegations]
         if (next)
           return { toolCalls: [{ name: next, arguments: { prompt: `Please handle: ${next}` } }] }

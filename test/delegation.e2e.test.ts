@@ -8,16 +8,16 @@ import { json } from './support/app.ts'
 import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
-import { postChat, roleOf } from './support/chat.ts'
+import { messagesOf, postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 
 const ROUTE = 'remote/selected'
 // With tool choice 'none' the provider leaves the tools out of the request altogether.
 const noTools = (r: RecordedRequest) => (r.body.tools ?? []).length === 0
 const toolResults = (r: RecordedRequest) =>
-  (r.body.messages as any[])
-    .filter((m) => m.role === 'tool')
-    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+  toolResultsOf(r).map((m) =>
+    typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+  )
 
 describe('delegation bounds', () => {
   let stack: TestStack
@@ -134,7 +134,7 @@ describe('delegation bounds', () => {
   test('a specialist sees at most the configured number of parent messages', async () => {
     const { calls } = await turn(delegateOnce(() => ({ text: 'ok' })))
     const research = calls.find((c) => roleOf(c) === 'researcher')!
-    const nonSystem = (research.body.messages as any[]).filter((m) => m.role !== 'system')
+    const nonSystem = messagesOf(research).filter((m) => m.role !== 'system')
     // One forwarded parent message plus the delegation prompt itself.
     assert.ok(nonSystem.length <= 2, JSON.stringify(nonSystem))
   })

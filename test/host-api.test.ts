@@ -6,16 +6,21 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { z } from 'zod'
 import { createHostApp } from '../compute-host/server.ts'
 import { createHostClient } from '../handlers/host-client.ts'
 import { hostRoutes } from '../runtime/contracts/host-api.ts'
 import { AppError } from '../runtime/errors.ts'
+import { createSession } from './support/api-fixtures.ts'
 import { json } from './support/app.ts'
 import { userMessage } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 const MODEL = 'remote/selected'
+/** The data of a refused request: the field errors a 400 carries. */
+const Refusal = z.object({ fields: z.record(z.string(), z.array(z.string())) })
 
 describe('host API', () => {
   let stack: TestStack
@@ -41,15 +46,13 @@ describe('host API', () => {
 
   test('a host 400 names each refused field, as the edge’s do', async () => {
     const res = await host(hostRoutes.resolveWorkspace.path, JSON.stringify({ path: '', x: 1 }))
-    const body = (await res.json()) as any
-    assert.equal(res.status, 400, JSON.stringify(body))
+    const body = await errorJson(res, 400)
     assert.equal(body.error.code, 'VALIDATION_FAILED')
-    assert.ok(body.error.data.fields.path, JSON.stringify(body.error.data))
-    assert.deepEqual(body.error.data.fields.x, ['unknown field'])
+    assert.ok(body.error.data?.fields?.path, JSON.stringify(body.error.data))
+    assert.deepEqual(body.error.data?.fields?.x, ['unknown field'])
 
     const malformed = await host(hostRoutes.cronPreview.path, '{"cron": ')
-    assert.equal(malformed.status, 400)
-    assert.equal(typeof ((await malformed.json()) as any).error.code, 'string')
+    assert.equal(typeof (await errorJson(malformed, 400)).error.code, 'string')
   })
 
   test('the host client passes a host refusal on with its code, status and field errors', async () => {
@@ -58,7 +61,7 @@ describe('host API', () => {
       assert.ok(error instanceof AppError)
       assert.equal(error.code, 'VALIDATION_FAILED')
       assert.equal(error.status, 400)
-      assert.ok((error.data as any).fields.path, JSON.stringify(error.data))
+      assert.ok(Refusal.parse(error.data).fields.path, JSON.stringify(error.data))
       return true
     })
     await assert.rejects(client.cronPreview({ cron: 'not a cron' }), { code: 'INVALID_CRON' })
@@ -69,8 +72,7 @@ describe('host API', () => {
 
   test('the edge’s request id reaches the host’s log lines for that request', async () => {
     const edge = stack.edge()
-    const created = await edge.request('/api/sessions', json({}, { method: 'POST' }))
-    const sessionId = ((await created.json()) as any).id as string
+    const sessionId = await createSession(edge)
     stack.gateway.respondWith(() => ({ status: 502, message: 'upstream exploded' }))
     try {
       const requestId = `host-log-${crypto.randomUUID()}`

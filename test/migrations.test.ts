@@ -107,9 +107,14 @@ test('configurable settings columns have no database defaults', async () => {
 test('the seeded agent-runtime singleton holds the starting values', async () => {
   const database = await createTestDatabase()
   try {
-    const [row] = rowsOf<any>(
-      await database.db.execute(sql`select * from popagent_agent_runtime_settings`),
-    )
+    const [row] = rowsOf<{
+      model_source: string
+      local_model: string
+      supervisor_max_steps: number
+      specialist_max_steps: number
+      task_concurrency: number
+    }>(await database.db.execute(sql`select * from popagent_agent_runtime_settings`))
+    assert.ok(row, 'the singleton was not seeded')
     assert.equal(row.model_source, 'local')
     assert.equal(row.local_model, 'titan/ornith-1.0-9b-mtp-q4_k_m')
     assert.ok(row.supervisor_max_steps > row.specialist_max_steps)
@@ -125,7 +130,7 @@ test('the embedded database migrates, keeps pgvector available, and a second run
     const result = await database.db.execute(
       sql`select extname from pg_extension where extname = 'vector'`,
     )
-    assert.equal((result as any).rows.length, 1)
+    assert.equal(rowsOf(result).length, 1)
     await database.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`)
     const again = await migrateDatabase(database.handle)
     assert.deepEqual(again.dataMigrationsApplied, [])
@@ -133,7 +138,7 @@ test('the embedded database migrates, keeps pgvector available, and a second run
       sql`select name from popagent_data_migrations order by name`,
     )
     assert.deepEqual(
-      (markers as any).rows.map((r: any) => r.name),
+      rowsOf<{ name: string }>(markers).map((r) => r.name),
       ALL_DATA_MIGRATIONS,
     )
   } finally {

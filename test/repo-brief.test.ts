@@ -21,13 +21,13 @@ import {
   slowGitStatus,
 } from './support/brief-fixtures.ts'
 import { until } from './support/until.ts'
-import { json } from './support/app.ts'
-import { postChat, roleOf } from './support/chat.ts'
+import { createSession, createWorkspace } from './support/api-fixtures.ts'
+import { markRoles, offeredTools, postChat, roleOf } from './support/chat.ts'
 import { runCli } from './support/process.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
-const offered = (r: any) => (r.body.tools ?? []).map((t: any) => t.function.name)
 const BRIEF_IN_CHILD = fileURLToPath(new URL('./support/brief-in-child.ts', import.meta.url))
 
 async function fixtureRepository(root: string) {
@@ -61,6 +61,8 @@ describe('repository brief', () => {
   let repo: string
   let url: string
   let workspaceId: string
+  const askBrief = (id: string, q: string) =>
+    typedClient(url).api.workspaces[':id']['repo-brief'].$get({ param: { id }, query: { q } })
   before(async () => {
     dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-brief-')))
     repo = await fixtureRepository(join(dir, 'root'))
@@ -69,17 +71,8 @@ describe('repository brief', () => {
       hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
     })
     url = await stack.listen()
-    const created = await fetch(
-      `${url}/api/workspaces`,
-      json({ name: 'app', path: 'app' }, { method: 'POST' }),
-    )
-    workspaceId = ((await created.json()) as any).id
-    for (const id of ['orchistrator', 'researcher', 'implementer']) {
-      await fetch(
-        `${url}/api/agents/${id}`,
-        json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-      )
-    }
+    workspaceId = await createWorkspace(url, 'app')
+    await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])
   })
   after(async () => {
     await stack.stop()
@@ -160,11 +153,7 @@ describe('repository brief', () => {
 
   test('the HTTP route and the CLI print the same brief, and no model is called', async () => {
     const seen = stack.gateway.requests.length
-    const res = await fetch(
-      `${url}/api/workspaces/${workspaceId}/repo-brief?${new URLSearchParams({ q: 'parseConfig parser' })}`,
-    )
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
+    const body = await okJson(await askBrief(workspaceId, 'parseConfig parser'), 200)
     assert.equal(body.text, formatRepoBrief(await buildRepoBrief(repo, 'parseConfig parser')))
     const cli = runCli(['repo-brief', 'app', 'parseConfig', 'parser'], { POPAGENT_URL: url })
     assert.equal(await cli.exited, 0, cli.output())
@@ -176,8 +165,7 @@ describe('repository brief', () => {
   })
 
   test('a ready brief is injected before the first model call and withholds the researcher', async () => {
-    const sessionRes = await fetch(`${url}/api/sessions`, json({ workspaceId }, { method: 'POST' }))
-    const sessionId = ((await sessionRes.json()) as any).id
+    const sessionId = await createSession(url, workspaceId)
     stack.gateway.respondWith(() => ({ text: 'ok' }))
     try {
       const seen = stack.gateway.requests.length
@@ -191,8 +179,8 @@ describe('repository brief', () => {
       )
       const first = stack.gateway.requests.slice(seen).find((r) => roleOf(r) === 'orchistrator')!
       assert.ok(JSON.stringify(first.body.messages).includes('src/parser/parse-config.ts'))
-      assert.ok(!offered(first).includes('agent-researcher'), offered(first).join(', '))
-      assert.ok(offered(first).includes('agent-implementer'))
+      assert.ok(!offeredTools(first).includes('agent-researcher'), offeredTools(first).join(', '))
+      assert.ok(offeredTools(first).includes('agent-implementer'))
       const brief = chunks.findLast(
         (c) => c.type === 'data-agentActivity' && c.data.tool === 'repo-brief',
       )
@@ -209,7 +197,7 @@ describe('repository brief', () => {
         }),
       )
       const again = stack.gateway.requests.slice(next).find((r) => roleOf(r) === 'orchistrator')!
-      assert.ok(offered(again).includes('agent-researcher'))
+      assert.ok(offeredTools(again).includes('agent-researcher'))
     } finally {
       stack.gateway.respondWith(undefined)
     }
@@ -234,14 +222,8 @@ describe('repository brief', () => {
     assert.deepEqual(reader?.exports, ['readSecretToken'], 'files inside are still read')
     if (probe.armed) assert.equal(await probe.wasRead(), false, 'the outside file was opened')
     // The same through the HTTP route, for a repository registered as a workspace.
-    const created = await fetch(
-      `${url}/api/workspaces`,
-      json({ name: 'linked', path: 'linked' }, { method: 'POST' }),
-    )
-    const id = ((await created.json()) as any).id
-    const res = await fetch(`${url}/api/workspaces/${id}/repo-brief?q=secret+token`)
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
+    const id = await createWorkspace(url, 'linked')
+    const body = await okJson(await askBrief(id, 'secret token'), 200)
     assert.ok(!body.text.includes('OUTSIDE_CANARY'), body.text)
     if (probe.armed) assert.equal(await probe.wasRead(), false)
   })
@@ -296,11 +278,7 @@ describe('repository brief', () => {
     })
     await slowGitStatus(repo, 0.41)
     await writeFile(join(repo, 'src', 'busy-thing.ts'), 'export const busyThing = 2\n')
-    const created = await fetch(
-      `${url}/api/workspaces`,
-      json({ name: 'busy', path: 'busy' }, { method: 'POST' }),
-    )
-    const id = ((await created.json()) as any).id
+    const id = await createWorkspace(url, 'busy')
     let peakGit = 0
     let peakBriefs = 0
     const sampler = setInterval(() => {
@@ -311,13 +289,16 @@ describe('repository brief', () => {
       // 3 run, 12 wait, the 16th is refused; distinct queries, so none is a cache hit.
       const answers = await Promise.all(
         Array.from({ length: 16 }, async (_, i) => {
-          const res = await fetch(`${url}/api/workspaces/${id}/repo-brief?q=busy+thing+${i}`)
-          return { status: res.status, body: (await res.json()) as any }
+          const res = await askBrief(id, `busy thing ${i}`)
+          // A number, not the 200 the route declares: the 503 comes from the error handler.
+          const status: number = res.status
+          if (res.ok) return { status, body: await okJson(res) }
+          return { status, error: (await errorJson(res)).error }
         }),
       )
       const refused = answers.filter((a) => a.status === 503)
       assert.equal(refused.length, 1, JSON.stringify(answers.map((a) => a.status)))
-      assert.equal(refused[0]!.body.error.code, 'REPO_BRIEF_BUSY')
+      assert.equal(refused[0]!.error?.code, 'REPO_BRIEF_BUSY')
       assert.equal(answers.filter((a) => a.status === 200).length, 15)
     } finally {
       clearInterval(sampler)
@@ -332,11 +313,7 @@ describe('repository brief', () => {
     })
     await slowGitStatus(repo, 6.17)
     await writeFile(join(repo, 'src', 'slow-thing.ts'), 'export const slowThing = 2\n')
-    const created = await fetch(
-      `${url}/api/workspaces`,
-      json({ name: 'cancelled', path: 'cancelled' }, { method: 'POST' }),
-    )
-    const id = ((await created.json()) as any).id
+    const id = await createWorkspace(url, 'cancelled')
     const client = new AbortController()
     const request = fetch(`${url}/api/workspaces/${id}/repo-brief?q=slow+thing`, {
       signal: client.signal,

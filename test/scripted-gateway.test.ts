@@ -1,7 +1,27 @@
 /** The test double itself must speak the protocol faithfully, or every test built on it lies. */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { z } from 'zod'
 import { startScriptedGateway, type ScriptedGateway } from './support/scripted-gateway.ts'
+
+// The OpenAI wire shapes the tests read back, parsed so a reply that drifts from them fails here.
+const ModelList = z.object({
+  data: z.array(z.object({ id: z.string(), context_length: z.number().optional() })),
+})
+const Completion = z.object({
+  choices: z.array(
+    z.object({
+      finish_reason: z.string(),
+      message: z.object({
+        content: z.string().nullish(),
+        tool_calls: z.array(z.object({ id: z.string() })).optional(),
+      }),
+    }),
+  ),
+})
+const Embeddings = z.object({ data: z.array(z.object({ embedding: z.array(z.number()) })) })
+const parsed = async <T extends z.ZodType>(schema: T, res: Response) =>
+  schema.parse(await res.json())
 
 async function sse(res: Response): Promise<any[]> {
   const text = await res.text()
@@ -29,9 +49,9 @@ describe('the scripted gateway', () => {
     })
 
   test('lists models with context-window metadata', async () => {
-    const body = (await (await fetch(`${gw.url}/models`)).json()) as any
+    const body = await parsed(ModelList, await fetch(`${gw.url}/models`))
     assert.deepEqual(
-      body.data.map((m: any) => [m.id, m.context_length]),
+      body.data.map((m) => [m.id, m.context_length]),
       [
         ['local/a', 65_536],
         ['remote/b', undefined],
@@ -75,9 +95,9 @@ describe('the scripted gateway', () => {
     assert.deepEqual(JSON.parse(call.choices[0].delta.tool_calls[0].function.arguments), {
       prompt: 'look',
     })
-    const plain = (await (await chat({ model: 'local/a', messages: [] })).json()) as any
-    assert.equal(plain.choices[0].finish_reason, 'tool_calls')
-    assert.equal(plain.choices[0].message.tool_calls[0].id, 'c1')
+    const plain = await parsed(Completion, await chat({ model: 'local/a', messages: [] }))
+    assert.equal(plain.choices[0]?.finish_reason, 'tool_calls')
+    assert.equal(plain.choices[0]?.message.tool_calls?.[0]?.id, 'c1')
   })
 
   test('answers scripted HTTP errors and unscripted requests with errors', async () => {
@@ -99,19 +119,20 @@ describe('the scripted gateway', () => {
 
   test('routes replies by request when a responder is set, and embeds deterministically', async () => {
     gw.respondWith((req) => ({ text: `model was ${req.body.model}` }))
-    const body = (await (await chat({ model: 'remote/b', messages: [] })).json()) as any
-    assert.equal(body.choices[0].message.content, 'model was remote/b')
+    const body = await parsed(Completion, await chat({ model: 'remote/b', messages: [] }))
+    assert.equal(body.choices[0]?.message.content, 'model was remote/b')
     gw.respondWith(undefined)
     const embed = async () =>
-      (await (
+      parsed(
+        Embeddings,
         await fetch(`${gw.url}/embeddings`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ model: 'e', input: ['same text'] }),
-        })
-      ).json()) as any
+        }),
+      )
     const [a, b] = [await embed(), await embed()]
-    assert.deepEqual(a.data[0].embedding, b.data[0].embedding)
-    assert.equal(a.data[0].embedding.length, 16)
+    assert.deepEqual(a.data[0]?.embedding, b.data[0]?.embedding)
+    assert.equal(a.data[0]?.embedding.length, 16)
   })
 })

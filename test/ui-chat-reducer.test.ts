@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { AssistantMetadata } from '../runtime/contracts/chat.ts'
 import {
   activityOf,
   contextSize,
@@ -12,6 +13,7 @@ import {
   textOf,
   usageOf,
   withoutExchange,
+  type ShownMessage,
 } from '../ui/src/chat/messages.ts'
 import {
   applyChunk,
@@ -23,6 +25,8 @@ import {
 import { createSseParser, readSse } from '../ui/src/chat/sse.ts'
 
 const fold = (chunks: ChatChunk[], state = emptyReply()) => chunks.reduce(applyChunk, state)
+// Read as the contract has it, so a reply whose metadata stops matching fails here too.
+const metadataOf = (message: ShownMessage) => AssistantMetadata.partial().parse(message.metadata)
 
 const meta = (usage: Record<string, { inputTokens: number; outputTokens: number }> = {}) => ({
   turnId: 'trn_1',
@@ -127,7 +131,7 @@ describe('applyChunk', () => {
     ])
     assert.equal(state.status, 'failed')
     const message = replyMessage(state, 'x')
-    assert.match((message.metadata as any).error, /gateway answered 502/)
+    assert.match(metadataOf(message).error ?? '', /gateway answered 502/)
   })
 
   test('abort marks the reply stopped and keeps what had arrived', () => {
@@ -138,7 +142,7 @@ describe('applyChunk', () => {
     ])
     assert.equal(state.status, 'stopped')
     assert.equal(textOf(replyMessage(state, 'x')), 'w0 w1 ')
-    assert.equal((replyMessage(state, 'x').metadata as any).aborted, true)
+    assert.equal(metadataOf(replyMessage(state, 'x')).aborted, true)
     assert.equal(applyChunk(state, { type: 'finish' }).status, 'stopped')
   })
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { searchSearxng } from '../compute-host/tools/web-search.ts'
 import { AgentActivity } from '../runtime/contracts/chat.ts'
-import { markRoles, postChat, roleOf } from './support/chat.ts'
+import { markRoles, postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import { startFakeSearxng } from './support/fake-searxng.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
@@ -63,7 +63,7 @@ describe('web search in a turn', () => {
     const sessions = typedClient(url).api.sessions
     const sessionId = (await okJson(await sessions.$post({ json: {} }))).id
     stack.gateway.respondWith((r) => {
-      const tools = (r.body.messages as any[]).filter((m) => m.role === 'tool').length
+      const tools = toolResultsOf(r).length
       if (roleOf(r) === 'orchistrator') {
         return tools === 0
           ? { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'search it' } }] }

@@ -20,16 +20,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
-import { json } from './support/app.ts'
-import { postChat, roleOf } from './support/chat.ts'
+import { createSession, createWorkspace } from './support/api-fixtures.ts'
+import { markRoles, offeredTools, postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
 
 const sandbox = await checkSandbox()
-const toolCount = (r: RecordedRequest) =>
-  (r.body.messages as any[]).filter((m) => m.role === 'tool').length
-const offered = (r: RecordedRequest) => (r.body.tools ?? []).map((t: any) => t.function.name)
+const toolCount = (r: RecordedRequest) => toolResultsOf(r).length
 
 describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reason }, () => {
   let stack: TestStack
@@ -65,19 +63,8 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
       hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root'), POPAGENT_SHELL_TIMEOUT_MS: '2000' },
     })
     url = await stack.listen()
-    for (const id of ['orchistrator', 'researcher', 'implementer']) {
-      const res = await stack
-        .edge()
-        .request(
-          `/api/agents/${id}`,
-          json({ instructions: `ROLE:${id}`, modelOverride: null }, { method: 'PATCH' }),
-        )
-      assert.equal(res.status, 200)
-    }
-    const created = await stack
-      .edge()
-      .request('/api/workspaces', json({ name: 'proj', path: 'proj' }, { method: 'POST' }))
-    workspaceId = ((await created.json()) as any).id
+    await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])
+    workspaceId = await createWorkspace(stack.edge(), 'proj')
   })
   after(async () => {
     await stack.stop()
@@ -85,10 +72,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
   })
 
   test('the implementer reads before it edits, and runs a command with no network', async () => {
-    const session = await stack
-      .edge()
-      .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-    const sessionId = ((await session.json()) as any).id
+    const sessionId = await createSession(stack.edge(), workspaceId)
     const OUTSIDE = join(dir, 'outside')
     const LATE = `late-${process.pid}`
     const EDGE_PORT = new URL(url).port
@@ -188,10 +172,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
 
   for (const role of ['researcher', 'implementer']) {
     test(`the ${role} inspects TypeScript through the language server, inside the repository only`, async () => {
-      const session = await stack
-        .edge()
-        .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-      const sessionId = ((await session.json()) as any).id
+      const sessionId = await createSession(stack.edge(), workspaceId)
       const inspect = (path: string, line: number, match: string) => ({
         name: 'lsp-inspect',
         arguments: { path, line, match },
@@ -261,10 +242,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
   }
 
   test('the read-only researcher is offered no write or shell tool', async () => {
-    const session = await stack
-      .edge()
-      .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-    const sessionId = ((await session.json()) as any).id
+    const sessionId = await createSession(stack.edge(), workspaceId)
     const seen = stack.gateway.requests.length
     stack.gateway.respondWith((r) =>
       roleOf(r) === 'orchistrator' && toolCount(r) === 0
@@ -276,7 +254,7 @@ describe('workspace tools in a turn', { skip: !sandbox.available && sandbox.reas
         await postChat(url, { sessionId, workspaceId, model: 'remote/a', text: 'Look' }),
       )
       const research = stack.gateway.requests.slice(seen).find((r) => roleOf(r) === 'researcher')!
-      const names = offered(research)
+      const names = offeredTools(research)
       assert.ok(names.includes('workspace-read'), names.join(', '))
       for (const forbidden of ['workspace-write', 'workspace-edit', 'shell']) {
         assert.ok(!names.includes(forbidden), `${forbidden} offered to the researcher`)

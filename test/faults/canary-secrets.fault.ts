@@ -12,6 +12,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { z } from 'zod'
+import { offeredTools, toolResultsOf } from '../support/chat.ts'
 import type { RecordedRequest, Reply } from '../support/scripted-gateway.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { makeCanaries, scan, type Canaries, type Hit } from './support/canary/canaries.ts'
@@ -52,7 +54,10 @@ describe(`canary secrets (${faultMode})`, () => {
       headers: { ...key(), 'content-type': 'application/json' },
       body: JSON.stringify(body),
     })
-  const json = (res: RawResponse) => JSON.parse(res.text) as any
+  // The tour reads back only ids and task states; the rest of each body is scanned, not read.
+  const json = <T extends z.ZodType>(schema: T, res: RawResponse): z.infer<T> =>
+    schema.parse(JSON.parse(res.text))
+  const Created = z.object({ id: z.string() })
 
   /** The scripted model: the supervisor delegates once to the researcher, then answers. */
   function reply(request: RecordedRequest): Reply {
@@ -60,8 +65,8 @@ describe(`canary secrets (${faultMode})`, () => {
     if (mode === 'echo-key')
       // What some providers do: name the key they refused. It must not travel further.
       return { status: 401, message: `Incorrect API key provided: ${canaries.gatewayKey}` }
-    const tools = (request.body?.tools ?? []).map((t: any) => t.function?.name)
-    const delegated = (request.body?.messages ?? []).some((m: any) => m.role === 'tool')
+    const tools = offeredTools(request)
+    const delegated = toolResultsOf(request).length > 0
     if (tools.includes('agent-researcher') && !delegated)
       return { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'look around' } }] }
     return { text: ['Every', 'thing ', 'is fine.'] }
@@ -84,7 +89,7 @@ describe(`canary secrets (${faultMode})`, () => {
 
   async function settledTask(id: string) {
     for (let i = 0; i < 100; i++) {
-      const task = json(await get(`/api/tasks/${id}`))
+      const task = json(z.object({ state: z.string() }), await get(`/api/tasks/${id}`))
       if (['completed', 'failed', 'dead-letter', 'cancelled'].includes(task.state)) return task
       await sleep(100)
     }
@@ -129,6 +134,7 @@ describe(`canary secrets (${faultMode})`, () => {
 
     // Sessions and streamed chat turns: a delegation, a gateway failure, a key-echoing gateway.
     const session = json(
+      Created,
       await write('POST', '/api/sessions', { workspaceId: 'wsp_default', title: 'canary' }),
     )
     const turns = sized(2, 4)
@@ -144,11 +150,13 @@ describe(`canary secrets (${faultMode})`, () => {
 
     // Tasks: one that completes, one whose gateway echoes its key, one cancelled, one resolved.
     const done = json(
+      Created,
       await write('POST', '/api/tasks', { workspaceId: 'wsp_default', prompt: 'do a task' }),
     )
     await settledTask(done.id)
     mode = 'echo-key'
     const refused = json(
+      Created,
       await write('POST', '/api/tasks', {
         workspaceId: 'wsp_default',
         prompt: 'be refused',
@@ -161,6 +169,7 @@ describe(`canary secrets (${faultMode})`, () => {
     await get(`/api/tasks/${refused.id}/workflow`)
     await write('POST', `/api/tasks/${refused.id}/resolve`, { evidence: 'checked by hand' })
     const cancelled = json(
+      Created,
       await write('POST', '/api/tasks', { workspaceId: 'wsp_default', prompt: 'cancel me' }),
     )
     await write('POST', `/api/tasks/${cancelled.id}/cancel`, {})
@@ -169,6 +178,7 @@ describe(`canary secrets (${faultMode})`, () => {
     // Schedules and workspaces.
     await write('POST', '/api/schedules/preview', { cron: '*/5 * * * *' })
     const schedule = json(
+      Created,
       await write('POST', '/api/schedules', {
         workspaceId: 'wsp_default',
         name: 'canary schedule',
@@ -181,6 +191,7 @@ describe(`canary secrets (${faultMode})`, () => {
     await get('/api/schedules')
     await write('DELETE', `/api/schedules/${schedule.id}`, undefined)
     const workspace = json(
+      Created,
       await write('POST', '/api/workspaces', { name: 'Canary repo', path: 'repo' }),
     )
     await get(`/api/workspaces/${workspace.id}/repo-brief?q=readme`)

@@ -23,9 +23,8 @@ import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { LocalSandbox } from '@mastra/core/workspace'
 import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
-import { json } from '../support/app.ts'
-import { markRoles, postChat, roleOf } from '../support/chat.ts'
-import type { RecordedRequest } from '../support/scripted-gateway.ts'
+import { createSession, createWorkspace } from '../support/api-fixtures.ts'
+import { markRoles, postChat, roleOf, toolResultsOf } from '../support/chat.ts'
 import { startTestStack } from '../support/stack.ts'
 import { readUiStream } from '../support/ui-stream.ts'
 import { recordFigures } from './mode.ts'
@@ -34,8 +33,6 @@ import type { Probe } from './support/process-faults/network-probes.ts'
 
 const sandboxStatus = await checkSandbox()
 const skip = !sandboxStatus.available && sandboxStatus.reason
-const toolMessages = (r: RecordedRequest) =>
-  (r.body?.messages ?? []).filter((m: any) => m.role === 'tool')
 
 test(
   'a booby-trapped node_modules never runs: the language server is popagent’s, in the sandbox',
@@ -65,22 +62,12 @@ test(
       await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])
       const url = await stack.listen()
       for (const repo of ['ts7', 'ts5']) {
-        const created = await edge.request(
-          '/api/workspaces',
-          json({ name: repo, path: repo }, { method: 'POST' }),
-        )
-        const body = (await created.json()) as any
-        assert.equal(created.status, 201, JSON.stringify(body))
-        const workspaceId = body.id
+        const workspaceId = await createWorkspace(edge, repo)
         for (const role of ['researcher', 'implementer']) {
-          const session = await edge.request(
-            '/api/sessions',
-            json({ workspaceId }, { method: 'POST' }),
-          )
-          const sessionId = ((await session.json()) as any).id
+          const sessionId = await createSession(edge, workspaceId)
           let output: string | undefined
           stack.gateway.respondWith((r) => {
-            const done = toolMessages(r)
+            const done = toolResultsOf(r)
             if (roleOf(r) === 'orchistrator') {
               return done.length === 0
                 ? { toolCalls: [{ name: `agent-${role}`, arguments: { prompt: 'inspect' } }] }
@@ -107,7 +94,7 @@ test(
               if (server.netNamespace !== ownNetNamespace()) figures.serversInOwnNetworkNamespace++
               figures.serverCapEff.push(server.capEff)
             }
-            const content = done[0].content
+            const content = done[0]!.content
             output = typeof content === 'string' ? content : JSON.stringify(content)
             return { text: 'inspected' }
           })

@@ -19,12 +19,14 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { createSession, createWorkspace } from '../support/api-fixtures.ts'
 import { json } from '../support/app.ts'
 import { makeRepository, readProbe, sleepers, slowGitStatus } from '../support/brief-fixtures.ts'
 import { until } from '../support/until.ts'
 import { observeSoon, startCanaryHost } from '../support/canary-host.ts'
 import { readUiStream } from '../support/ui-stream.ts'
 import { startTestStack, type TestStack } from '../support/stack.ts'
+import { errorJson, okJson, typedClient } from '../support/typed-client.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startLoopbackListeners } from './support/process-faults/loopback-listeners.ts'
 
@@ -53,16 +55,12 @@ describe(`small holes (${faultMode})`, () => {
     await recordFigures('small-holes', figures)
   })
 
-  const workspace = async (name: string) => {
-    const res = await fetch(`${url}/api/workspaces`, json({ name, path: name }, { method: 'POST' }))
-    const body = (await res.json()) as any
-    assert.equal(res.status, 201, JSON.stringify(body))
-    return body.id as string
-  }
+  const workspace = (name: string) => createWorkspace(url, name)
   const brief = (id: string, q: string, signal?: AbortSignal) =>
-    fetch(`${url}/api/workspaces/${id}/repo-brief?${new URLSearchParams({ q })}`, {
-      ...(signal && { signal }),
-    })
+    typedClient(url).api.workspaces[':id']['repo-brief'].$get(
+      { param: { id }, query: { q } },
+      { ...(signal && { init: { signal } }) },
+    )
 
   test('briefs never read through a directory that became a link out of the repository', async () => {
     // Three shapes of the same trick: a directory replaced by a link, a link one level up, and
@@ -93,10 +91,7 @@ describe(`small holes (${faultMode})`, () => {
     const id = await workspace('linked')
     const texts: string[] = []
     for (const q of ['leak key', 'leak key deep', 'leak key abs']) {
-      const res = await brief(id, q)
-      const body = (await res.json()) as any
-      assert.equal(res.status, 200, JSON.stringify(body))
-      texts.push(body.text)
+      texts.push((await okJson(await brief(id, q), 200)).text)
     }
     const outsideSymbols = texts.join('\n').split('OUTSIDE_CANARY').length - 1
     const armed = probes.every((p) => p.armed)
@@ -127,8 +122,9 @@ describe(`small holes (${faultMode})`, () => {
       await Promise.all(
         Array.from({ length: FLOOD }, async (_, i) => {
           const res = await brief(floodId, `flood thing ${i}`)
-          const body = (await res.json()) as any
-          const key = res.status === 200 ? '200' : `${res.status} ${body.error?.code}`
+          let key = '200'
+          if (res.status === 200) await okJson(res)
+          else key = `${res.status} ${(await errorJson(res)).error.code}`
           statuses[key] = (statuses[key] ?? 0) + 1
         }),
       )
@@ -176,8 +172,7 @@ describe(`small holes (${faultMode})`, () => {
       const hosts = [`127.0.0.1:${listeners.tcp4}`]
       if (listeners.tcp6) hosts.push(`[::1]:${listeners.tcp6}`)
       const named = hosts.flatMap((h) => [`http://${h}/f`, `https://${h}/f`])
-      const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
-      const sessionId = ((await created.json()) as any).id
+      const sessionId = await createSession(url)
       const message = (extra: object, parts: unknown[] = []) => ({
         id: `u_${Math.random().toString(36).slice(2)}`,
         role: 'user',
@@ -226,8 +221,7 @@ describe(`small holes (${faultMode})`, () => {
   })
 
   test('revisions past int4 are 400s, at the contract and at the statement', async () => {
-    const created = await fetch(`${url}/api/sessions`, json({}, { method: 'POST' }))
-    const id = ((await created.json()) as any).id
+    const id = await createSession(url)
     const statuses: Record<number, number> = {}
     const save = async (revision: number) => {
       const res = await fetch(

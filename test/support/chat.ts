@@ -15,11 +15,23 @@ export async function markRoles(stack: Pick<TestStack, 'edge'>, ids: readonly st
   }
 }
 
+/** One message of a recorded gateway request, as the OpenAI wire format has it. */
+export type WireMessage = { role: string; content?: unknown }
+
+/** The messages a recorded gateway request carried (none for a request without them). */
+export const messagesOf = (request: RecordedRequest): WireMessage[] => request.body?.messages ?? []
+
+/** The tool results among them: one per tool call answered so far in the turn. */
+export const toolResultsOf = (request: RecordedRequest) =>
+  messagesOf(request).filter((m) => m.role === 'tool')
+
+/** The names of the tools a recorded gateway request offered the model. */
+export const offeredTools = (request: RecordedRequest): string[] =>
+  (request.body?.tools ?? []).map((t: { function?: { name?: string } }) => t.function?.name)
+
 /** Which agent sent a gateway request: test agents' instructions carry a `ROLE:<id>` marker. */
 export function roleOf(request: RecordedRequest): string {
-  const system = JSON.stringify(
-    (request.body?.messages ?? []).filter((m: any) => m.role === 'system'),
-  )
+  const system = JSON.stringify(messagesOf(request).filter((m) => m.role === 'system'))
   return /ROLE:([a-z-]+)/.exec(system)?.[1] ?? 'unknown'
 }
 

@@ -8,8 +8,8 @@
  * PostgreSQL refuses to run as root and the package's answer (run initdb as a `postgres` user it
  * creates) fails when the checkout sits in a private directory such as /root: that user cannot
  * reach the binaries, and the run died on EACCES before any test. As root, the binaries are copied
- * to a temporary directory any user can read, and the server runs as `nobody`; as anyone else,
- * they run in place as that user. A password is set, since other local users can reach loopback.
+ * to a temporary directory any user can read, and the server runs as `nobody`; for any other
+ * user, they run in place as that user. A password is set, since other local users can reach loopback.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

@@ -1,7 +1,7 @@
 /**
  * API tests talk to the edge as the UI and the CLI do: through `hc<AppType>`, so a response body
  * has the type the route declares, and a route whose body stops being visible in `AppType` breaks
- * the type check instead of hiding behind `as any`.
+ * the type check instead of hiding behind a cast to `any` (test/no-explicit-any.test.ts refuses those).
  */
 import assert from 'node:assert/strict'
 import { hc, type ClientResponse } from 'hono/client'

@@ -6,10 +6,8 @@
  * deadline, and every tool call's activity seen so far comes back even when it is not met, so a
  * hang is reported with what did and did not finish.
  */
-import assert from 'node:assert/strict'
-import { json } from '../../support/app.ts'
-import { markRoles, postChat, roleOf } from '../../support/chat.ts'
-import type { RecordedRequest } from '../../support/scripted-gateway.ts'
+import { createSession, createWorkspace } from '../../support/api-fixtures.ts'
+import { markRoles, postChat, roleOf, toolResultsOf } from '../../support/chat.ts'
 import { startTestStack, type TestStack } from '../../support/stack.ts'
 import { readUiStream } from '../../support/ui-stream.ts'
 
@@ -32,9 +30,6 @@ export type FileToolTurn = {
   calls: ToolActivity[]
 }
 
-const toolCount = (r: RecordedRequest) =>
-  (r.body?.messages ?? []).filter((m: any) => m.role === 'tool').length
-
 /** A stack whose workspace root holds the repository `proj`, agents marked for the script. */
 export async function startFileToolStack(root: string, shellTimeoutMs = 20_000) {
   const stack = await startTestStack({
@@ -42,13 +37,7 @@ export async function startFileToolStack(root: string, shellTimeoutMs = 20_000) 
     hostEnv: { POPAGENT_WORKSPACE_ROOT: root, POPAGENT_SHELL_TIMEOUT_MS: String(shellTimeoutMs) },
   })
   await markRoles(stack, ['orchistrator', 'implementer'])
-  const edge = stack.edge()
-  const created = await edge.request(
-    '/api/workspaces',
-    json({ name: 'proj', path: 'proj' }, { method: 'POST' }),
-  )
-  const workspaceId = ((await created.json()) as any).id as string
-  assert.ok(workspaceId, 'the workspace was not created')
+  const workspaceId = await createWorkspace(stack.edge(), 'proj')
   const url = await stack.listen()
   return { stack, url, workspaceId }
 }
@@ -60,10 +49,7 @@ export async function runFileToolTurn(
   deadlineMs: number,
 ): Promise<FileToolTurn> {
   const { stack, url, workspaceId } = target
-  const session = await stack
-    .edge()
-    .request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-  const sessionId = ((await session.json()) as any).id
+  const sessionId = await createSession(stack.edge(), workspaceId)
   // Tool results so far decide the step: a step's calls all answer before the next request.
   const stepAfter = (done: number) => {
     let seen = 0
@@ -75,12 +61,12 @@ export async function runFileToolTurn(
   }
   stack.gateway.respondWith((r) => {
     if (roleOf(r) === 'orchistrator') {
-      return toolCount(r) === 0
+      return toolResultsOf(r).length === 0
         ? { toolCalls: [{ name: 'agent-implementer', arguments: { prompt: 'work on files' } }] }
         : { text: 'done' }
     }
     if (roleOf(r) !== 'implementer') return { text: 'n/a' }
-    const step = steps[stepAfter(toolCount(r))]
+    const step = steps[stepAfter(toolResultsOf(r).length)]
     return step ? { toolCalls: step } : { text: 'finished' }
   })
   const activity = new Map<string, ToolActivity>()

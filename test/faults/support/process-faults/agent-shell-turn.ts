@@ -7,15 +7,11 @@
 import assert from 'node:assert/strict'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { json } from '../../../support/app.ts'
-import { postChat, roleOf } from '../../../support/chat.ts'
-import type { RecordedRequest } from '../../../support/scripted-gateway.ts'
+import { createSession } from '../../../support/api-fixtures.ts'
+import { postChat, roleOf, toolResultsOf } from '../../../support/chat.ts'
 import { startFileToolStack } from '../file-tool-turn.ts'
 import { readUiStream } from '../../../support/ui-stream.ts'
 import type { Probe } from './network-probes.ts'
-
-const toolMessages = (r: RecordedRequest) =>
-  (r.body?.messages ?? []).filter((m: any) => m.role === 'tool')
 
 /** Each probe's output, by name, as the implementer's shell tool returned it. */
 export async function probeThroughAgentTurn(
@@ -26,16 +22,14 @@ export async function probeThroughAgentTurn(
   await mkdir(join(root, 'proj', '.git'), { recursive: true })
   const { stack, url, workspaceId } = await startFileToolStack(root, 60_000)
   try {
-    const edge = stack.edge()
-    const session = await edge.request('/api/sessions', json({ workspaceId }, { method: 'POST' }))
-    const sessionId = ((await session.json()) as any).id
+    const sessionId = await createSession(stack.edge(), workspaceId)
     // One line per probe, `@@name=output`, so the single tool result can be split again.
     const command = probes
       .map((p) => `echo "@@${p.name}=$( { ${p.script} ; } 2>&1 | tr '\\n' ' ')"`)
       .join('; ')
     let toolResult: string | undefined
     stack.gateway.respondWith((r) => {
-      const done = toolMessages(r)
+      const done = toolResultsOf(r)
       if (roleOf(r) === 'orchistrator') {
         return done.length === 0
           ? { toolCalls: [{ name: 'agent-implementer', arguments: { prompt: 'probe' } }] }
@@ -45,7 +39,7 @@ export async function probeThroughAgentTurn(
       if (done.length === 0) {
         return { toolCalls: [{ name: 'shell', arguments: { command, timeout: 60 } }] }
       }
-      const content = done[0].content
+      const content = done[0]!.content
       toolResult = typeof content === 'string' ? content : JSON.stringify(content)
       return { text: 'done' }
     })
