@@ -2,7 +2,9 @@ import { realpath } from 'node:fs/promises'
 import { createBriefAdmission } from './admission.ts'
 import { createBriefCache } from './cache.ts'
 import { composeRepoBrief, type RepoBrief } from './compose.ts'
+import { createExportCache } from './export-cache.ts'
 import { treeFingerprint } from './fingerprint.ts'
+import { takeInventory, type Inventory } from './inventory.ts'
 
 export { composeRepoBrief, queryTerms } from './compose.ts'
 export type { BriefFile, RepoBrief } from './compose.ts'
@@ -12,18 +14,29 @@ export { RepoBriefBusy } from './admission.ts'
 const CONCURRENT_BRIEFS = 3
 const WAITING_BRIEFS = 12
 const CACHED_BRIEFS = 64
+// An inventory holds every path of its repository: a few per repository in use.
+const CACHED_INVENTORIES = 8
 
 // One of each per host process: every caller (the HTTP route, the agents' tool, the preflight of
 // a run) shares the cap and the cache.
 const admission = createBriefAdmission(CONCURRENT_BRIEFS, WAITING_BRIEFS)
 const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
+// What a new query on an unchanged tree reuses: its inventory (git status and file list) and the
+// symbols of each unchanged file.
+const inventories = createBriefCache<Inventory>(CACHED_INVENTORIES)
+const exports = createExportCache()
 
 /**
  * The repository brief for a query, as every caller gets it: admitted under the host's cap
  * (REPO_BRIEF_BUSY past it), answered from the cache when the tree's fingerprint and the query
- * are unchanged, built otherwise. `signal` (the request's) withdraws a waiting brief and stops a
- * running one, its status read included. A brief is cached only when the tree was the same before and after
- * it was built, so a brief of a tree that changed under it is never served again.
+ * are unchanged, built otherwise (reusing the tree's inventory and each unchanged file's symbols
+ * when only the query is new). `signal` (the request's) withdraws a waiting brief and stops a
+ * running one, its status read included.
+ *
+ * What is built is cached under the fingerprint taken before building, with no second walk after
+ * it: everything the build reads is at least as new as that fingerprint, and a change during the
+ * build moves some entry's ctime, which cannot move back, so that fingerprint never recurs and a
+ * brief of a tree that changed under it is never served.
  */
 export async function buildRepoBrief(
   root: string,
@@ -38,8 +51,12 @@ export async function buildRepoBrief(
     const key = before && JSON.stringify([canonical, before, query])
     const cached = key ? cache.get(key) : undefined
     if (cached) return structuredClone(cached)
-    const brief = await composeRepoBrief(canonical, query, signal)
-    if (key && (await treeFingerprint(canonical, signal)) === before) cache.set(key, brief)
+    const treeKey = before && JSON.stringify([canonical, before])
+    const known = treeKey ? inventories.get(treeKey) : undefined
+    const inventory = known ?? (await takeInventory(canonical, signal))
+    const brief = await composeRepoBrief(canonical, query, signal, { inventory, exports })
+    if (key) cache.set(key, brief)
+    if (treeKey && !known) inventories.set(treeKey, inventory)
     return structuredClone(brief)
   } finally {
     lease.release()

@@ -1,7 +1,8 @@
 import { realpath } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { exportedSymbols, loadTypeScript } from './exports.ts'
-import { takeInventory } from './inventory.ts'
+import { createExportCache, type ExportCache } from './export-cache.ts'
+import { takeInventory, type Inventory } from './inventory.ts'
 import { createSourceReader } from './source-reader.ts'
 
 const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/
@@ -62,10 +63,17 @@ export async function composeRepoBrief(
   given: string,
   query: string,
   signal?: AbortSignal,
+  reuse: {
+    /** The repository's inventory, when the caller knows it is current. */
+    inventory?: Inventory
+    /** Symbols parsed by earlier briefs (a throwaway cache otherwise). */
+    exports?: ExportCache
+  } = {},
 ): Promise<RepoBrief> {
   const root = await realpath(given)
   const terms = queryTerms(query)
-  const inventory = await takeInventory(root, signal)
+  const inventory = reuse.inventory ?? (await takeInventory(root, signal))
+  const exportCache = reuse.exports ?? createExportCache()
   const reader = createSourceReader(root, MAX_SOURCE_BYTES)
   const sources = inventory.files.filter((f) => SOURCE.test(f) && !TEST.test(f))
   const tests = inventory.files.filter((f) => TEST.test(f))
@@ -92,11 +100,23 @@ export async function composeRepoBrief(
     toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
   }
 
+  const symbolsOf = async (path: string): Promise<string[]> => {
+    const stamp = exportCache.stamp(root, path)
+    const known = stamp && exportCache.get(root, path, stamp)
+    if (known) return known
+    const text = await reader.read(path)
+    if (text === undefined) return []
+    const exports = exportedSymbols(await loadTypeScript(), path, text)
+    // Kept only when the file is still what was stamped before the read.
+    if (stamp && exportCache.stamp(root, path) === stamp)
+      exportCache.set(root, path, stamp, exports)
+    return exports
+  }
+
   const scored: BriefFile[] = []
   for (const { path, score: base } of toParse) {
     signal?.throwIfAborted()
-    const text = await reader.read(path)
-    const exports = text === undefined ? [] : exportedSymbols(await loadTypeScript(), path, text)
+    const exports = await symbolsOf(path)
     let score = base
     for (const symbol of exports) {
       const lower = symbol.toLowerCase()
