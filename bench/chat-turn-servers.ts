@@ -87,9 +87,12 @@ async function ourTeam(databaseUrl: string, models: GatewayModels, memory: Memor
 /**
  * Answers the coordinator's commands on stdin: `cpu`, the role's extras, and `profile <file>`
  * (start the V8 CPU profiler) / `profiled` (stop it and write the profile to that file), so a
- * profile covers the measured turns only, not start-up.
+ * profile covers the measured turns only, not start-up. An extra receives the command's argument
+ * (`mode team` → `mode('team')`).
  */
-export function answerCommands(extra: Record<string, () => string | Promise<string>> = {}) {
+export function answerCommands(
+  extra: Record<string, (arg?: string) => string | Promise<string>> = {},
+) {
   const inspector = new Session()
   let profileFile = ''
   createInterface({ input: process.stdin }).on('line', async (line) => {
@@ -108,7 +111,7 @@ export function answerCommands(extra: Record<string, () => string | Promise<stri
       await writeFile(profileFile, JSON.stringify(profile))
       inspector.disconnect()
       console.log(`@profiled ${profileFile}`)
-    } else if (extra[command!]) console.log(`@${command} ${await extra[command!]!()}`)
+    } else if (extra[command!]) console.log(`@${command} ${await extra[command!]!(arg)}`)
   })
 }
 

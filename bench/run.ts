@@ -15,6 +15,7 @@ import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
+import { benchTurnLatency } from './turn-latency.ts'
 
 const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'api-stack': benchApiStack,
@@ -23,6 +24,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   admission: benchAdmission,
   'cron-lateness': benchCronLateness,
   'chat-turn': benchChatTurn,
+  'turn-latency': benchTurnLatency,
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
 }

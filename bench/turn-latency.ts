@@ -1,0 +1,505 @@
+/**
+ * Added time to first text per chat turn: how long a server makes the user wait before the
+ * model's first words, beyond what the model itself takes. Three clients, side by side in one
+ * run, against the same zero-latency scripted gateway (its own process, answering every chat
+ * request at once with the same 24-delta text):
+ *
+ * - popagent: `POST /api/chat` on the real Node edge → the real compute host → run preparation
+ *   (session check, settings snapshot, workspace, repository brief preflight, agents built) →
+ *   the supervisor's Mastra run with thread memory → gateway. The default workspace is a real Git
+ *   repository of 2,400 small source files in nested folders (generated, one commit), so the
+ *   brief does its real work.
+ * - Mastra's own server (`@mastra/hono`): one agent with our supervisor's instructions, the same
+ *   model provider and the same memory (options and `@mastra/pg` PostgresStore).
+ * - The gateway called directly: the floor.
+ *
+ * Time to first text is measured at the client: request sent → the first text delta read from
+ * the response. Added time = a server's time to first text − the median of the floor's in the
+ * same round. Every turn is a new session (ours) or thread (Mastra's) and asks a different
+ * question, so no turn is answered from a cache the previous one filled with the same query.
+ *
+ * The breakdown of popagent's turns combines the client's send time, the host's run-start
+ * `preparation` (startedAt and phase timings; a run observer in the host process reports them),
+ * the gateway's arrival time of the model request, and the client's first text: edge hop (sent →
+ * the chat driver began), the preparation phases, Mastra and memory until the model request, and
+ * model request → first text at the client. Clocks are each process's
+ * `performance.timeOrigin + performance.now()`, except the driver's start, which is `Date.now()`
+ * (whole milliseconds), so the edge hop and the first phase share ±1 ms.
+ *
+ * Prompt tokens of a first turn: one more popagent turn with the gateway scripted as a supervisor
+ * that delegates once to each specialist it is offered and then answers; from the recorded
+ * requests, each agent's first model request split into system text (instructions, brief, other
+ * system messages such as memory's), tool definitions (their JSON) and the other messages,
+ * estimated as characters / 4. The plain Mastra agent's request is given for comparison.
+ */
+import { execFile } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { connectPostgresJs } from '../db/connect-postgres.ts'
+import * as Agents from '../runtime/agents/index.ts'
+import { SUPERVISOR_AGENT_ID } from '../runtime/agents/supervisor.ts'
+import * as Settings from '../runtime/settings/index.ts'
+import { benchResources } from './chat-turn.ts'
+import { MASTRA_AGENT, MODEL, REPLY, startServer, type ServerProcess } from './chat-turn-servers.ts'
+import type { BenchMode, BenchResult } from './result.ts'
+import { median, percentile } from './stats.ts'
+import { delegationTools, epochNow, type Preparation } from './turn-latency-servers.ts'
+
+const SCRIPT = new URL('./turn-latency-servers.ts', import.meta.url).pathname
+const LAST_WORD = REPLY.at(-1)!.trim()
+/** The first text delta: a `text-delta` chunk (ours and Mastra's), non-empty `content` (OpenAI's). */
+const FIRST_TEXT = /"type":"text-delta"|"content":"[^"]/
+const PHASES = ['driver', 'settings', 'workspace', 'brief', 'agents'] as const
+
+// The generated repository: packages × features × files, each file a few exports.
+const WORDS = [
+  'parser',
+  'router',
+  'session',
+  'cache',
+  'invoice',
+  'ledger',
+  'render',
+  'schedule',
+  'token',
+  'upload',
+  'search',
+  'billing',
+]
+const SHAPE = { packages: 12, features: 10, files: 20 } // 2,400 files
+
+/** A Git repository of SHAPE's files in nested folders, one commit, at `dir`. */
+export async function generateRepository(dir: string): Promise<number> {
+  let count = 0
+  for (let p = 0; p < SHAPE.packages; p++) {
+    for (let f = 0; f < SHAPE.features; f++) {
+      const folder = join(dir, 'packages', `${WORDS[p]}-kit`, 'src', `${WORDS[f]}-feature`)
+      await mkdir(folder, { recursive: true })
+      await Promise.all(
+        Array.from({ length: SHAPE.files }, (_, i) => {
+          count++
+          const noun = WORDS[(p + f + i) % WORDS.length]!
+          const name = `${noun}${i}`
+          return writeFile(
+            join(folder, `${name}.ts`),
+            `/** ${noun} handling for the ${WORDS[f]} feature of ${WORDS[p]}-kit. */\n` +
+              `export function handle${cap(noun)}${i}(input: string): string {\n` +
+              `  return input.trim() + '${name}'\n}\n\n` +
+              `export const ${noun}Limit${i} = ${i * 7}\n`,
+          )
+        }),
+      )
+    }
+  }
+  await writeFile(join(dir, 'README.md'), '# generated\n\nA repository for the latency bench.\n')
+  await writeFile(join(dir, 'package.json'), '{ "name": "generated", "private": true }\n')
+  const git = (...args: string[]) =>
+    promisify(execFile)(
+      'git',
+      ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args],
+      { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } },
+    )
+  await git('init', '-q', '-b', 'main')
+  await git('add', '-A')
+  await git('commit', '-q', '-m', 'generated')
+  return count + 2
+}
+
+const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
+
+/** A different question every turn, about the generated code. */
+function question(n: number) {
+  const a = WORDS[n % WORDS.length]!
+  const b = WORDS[Math.floor(n / WORDS.length) % WORDS.length]!
+  return `How does the ${a} handling in ${b}-kit work, and where would I change its limit? (${n})`
+}
+
+type Timed = { sent: number; first: number; done: number }
+
+/** Sends a request and times it: sent, first text delta read, stream fully read (epoch ms). */
+async function timed(what: string, send: () => Promise<Response>): Promise<Timed> {
+  const sent = epochNow()
+  const res = await send()
+  if (res.status !== 200 || !res.body) {
+    throw new Error(`${what}: ${res.status} ${(await res.text()).slice(0, 300)}`)
+  }
+  const decoder = new TextDecoder()
+  let text = ''
+  let first = 0
+  for await (const chunk of res.body) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true })
+    if (!first && FIRST_TEXT.test(text)) first = epochNow()
+  }
+  if (!first || !text.includes(LAST_WORD)) {
+    throw new Error(`${what}: no scripted answer in ${text.slice(-1500)}`)
+  }
+  return { sent, first, done: epochNow() }
+}
+
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+
+/** One turn of a side: its timing, and (ours) the host's preparation; the model's arrival. */
+type Turn = Timed & { arrival?: number; preparation?: Preparation }
+
+type Side = {
+  name: string
+  /** Untimed set-up for `count` turns (our sessions). */
+  prepare(count: number): Promise<string[]>
+  turn(id: string, n: number): Promise<Turn>
+}
+
+function popagentSide(edge: ServerProcess, host: ServerProcess, gateway: ServerProcess): Side {
+  return {
+    name: 'popagent',
+    async prepare(count) {
+      const ids: string[] = []
+      for (let i = 0; i < count; i++) {
+        const res = await post(`${edge.url}/api/sessions`, { workspaceId: 'wsp_default' })
+        if (res.status !== 201 && res.status !== 200) throw new Error(await res.text())
+        ids.push(((await res.json()) as { id: string }).id)
+      }
+      return ids
+    },
+    async turn(sessionId, n) {
+      const t = await timed('popagent turn', () => chat(edge, sessionId, question(n)))
+      const arrivals = JSON.parse(await gateway.ask('arrivals')) as number[]
+      const preparations = JSON.parse(await host.ask('prep')) as Preparation[]
+      return {
+        ...t,
+        ...(arrivals[0] !== undefined && { arrival: arrivals[0] }),
+        ...(preparations[0] && { preparation: preparations[0] }),
+      }
+    },
+  }
+}
+
+const chat = (edge: ServerProcess, sessionId: string, text: string) =>
+  post(`${edge.url}/api/chat`, {
+    sessionId,
+    workspaceId: 'wsp_default',
+    model: MODEL,
+    message: {
+      id: `u_${Math.random().toString(36).slice(2)}`,
+      role: 'user',
+      parts: [{ type: 'text', text }],
+    },
+  })
+
+function mastraSide(server: ServerProcess, gateway: ServerProcess): Side {
+  let next = 0
+  return {
+    name: 'mastra',
+    prepare: async (count) =>
+      Array.from({ length: count }, () => `bench-latency-${process.pid}-${next++}`),
+    async turn(thread, n) {
+      const t = await timed('mastra turn', () => mastraStream(server, thread, question(n)))
+      const arrivals = JSON.parse(await gateway.ask('arrivals')) as number[]
+      return { ...t, ...(arrivals[0] !== undefined && { arrival: arrivals[0] }) }
+    },
+  }
+}
+
+const mastraStream = (server: ServerProcess, thread: string, text: string) =>
+  post(`${server.url}/agents/${MASTRA_AGENT}/stream`, {
+    messages: [{ role: 'user', content: text }],
+    memory: { thread, resource: 'bench-user' },
+    requestContext: { modelRoute: MODEL },
+  })
+
+function floorSide(gateway: ServerProcess): Side {
+  return {
+    name: 'gateway',
+    prepare: async (count) => Array.from({ length: count }, () => ''),
+    async turn(_, n) {
+      const t = await timed('gateway', () =>
+        post(`${gateway.url}/chat/completions`, {
+          model: MODEL,
+          stream: true,
+          messages: [{ role: 'user', content: question(n) }],
+        }),
+      )
+      await gateway.ask('arrivals')
+      return t
+    },
+  }
+}
+
+/** Our supervisor's instructions and the seeded memory settings, from the host's database. */
+async function ourConfiguration(databaseUrl: string) {
+  const db = connectPostgresJs(databaseUrl, { max: 1 })
+  try {
+    const rows = await Agents.listRows(db.db)
+    return {
+      rows,
+      instructions: rows.find((r) => r.id === SUPERVISOR_AGENT_ID)!.instructions,
+      memorySettings: await Settings.memory.get(db.db),
+    }
+  } finally {
+    await db.close()
+  }
+}
+
+/** One agent's first model request of a turn, in characters and estimated tokens (chars / 4). */
+export type PromptSize = {
+  agent: string
+  requestKb: number
+  tools: number
+  chars: Record<'instructions' | 'brief' | 'otherSystem' | 'tools' | 'messages', number>
+  tokens: number
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : JSON.stringify(content ?? '')
+
+/** Splits a recorded OpenAI-style chat request into its parts. */
+export function promptSize(agent: string, body: any, instructions?: string): PromptSize {
+  const chars = { instructions: 0, brief: 0, otherSystem: 0, tools: 0, messages: 0 }
+  for (const m of body?.messages ?? []) {
+    const text = textOf(m.content)
+    if (m.role !== 'system') {
+      chars.messages += JSON.stringify(m).length
+      continue
+    }
+    // A system message may hold the instructions with more after them; count each part apart.
+    let rest = text
+    if (instructions && rest.includes(instructions)) {
+      chars.instructions += instructions.length
+      rest = rest.replace(instructions, '')
+    }
+    const briefAt = rest.indexOf('A repository brief was prepared')
+    if (briefAt >= 0) {
+      chars.brief += rest.length - briefAt
+      rest = rest.slice(0, briefAt)
+    }
+    chars.otherSystem += rest.trim().length
+  }
+  chars.tools = body?.tools ? JSON.stringify(body.tools).length : 0
+  const total = Object.values(chars).reduce((a, b) => a + b, 0)
+  return {
+    agent,
+    requestKb: JSON.stringify(body).length / 1024,
+    tools: body?.tools?.length ?? 0,
+    chars,
+    tokens: Math.ceil(total / 4),
+  }
+}
+
+/** Each agent's first request of a recorded first turn, named by its instructions. */
+function firstRequests(bodies: any[], rows: Array<{ id: string; instructions: string }>) {
+  const seen = new Map<string, PromptSize>()
+  for (const body of bodies) {
+    const system = (body?.messages ?? [])
+      .filter((m: { role: string }) => m.role === 'system')
+      .map((m: { content: unknown }) => textOf(m.content))
+      .join('\n')
+    const row =
+      delegationTools(body).length > 0
+        ? rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
+        : rows.find((r) => r.id !== SUPERVISOR_AGENT_ID && system.includes(r.instructions))
+    const agent = row?.id ?? 'unknown'
+    if (!seen.has(agent)) seen.set(agent, promptSize(agent, body, row?.instructions))
+  }
+  return [...seen.values()]
+}
+
+const f1 = (n: number) => n.toFixed(1)
+const pad = (s: string, n: number) => s.padEnd(n)
+
+export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResult[]> {
+  const options = quick ? { warm: 2, rounds: 1, turns: 6 } : { warm: 6, rounds: 4, turns: 15 }
+  const resources = await benchResources(3, 'popagent-bench-latency-')
+  const { databases, workspaceRoot, processes } = resources
+  const [app, observability, theirs] = databases
+  try {
+    // The default workspace's path is `popagent` under the workspace root.
+    const files = await generateRepository(join(workspaceRoot, 'popagent'))
+    const gateway = await startServer('gateway', undefined, { script: SCRIPT })
+    processes.push(gateway)
+    const host = await startServer(
+      'host',
+      {
+        databaseUrl: app!.url,
+        observabilityUrl: observability!.url,
+        gatewayUrl: gateway.url,
+        workspaceRoot,
+      },
+      { script: SCRIPT },
+    )
+    processes.push(host)
+    const edge = await startServer('edge', { databaseUrl: app!.url, hostUrl: host.url })
+    processes.push(edge)
+    const configuration = await ourConfiguration(app!.url)
+    const mastra = await startServer('mastra', {
+      databaseUrl: theirs!.url,
+      gatewayUrl: gateway.url,
+      instructions: configuration.instructions,
+      memorySettings: configuration.memorySettings,
+    })
+    processes.push(mastra)
+
+    const sides = [
+      popagentSide(edge, host, gateway),
+      mastraSide(mastra, gateway),
+      floorSide(gateway),
+    ] as const
+    let n = 0
+    const run = async (side: Side, count: number) => {
+      const out: Turn[] = []
+      for (const id of await side.prepare(count)) out.push(await side.turn(id, n++))
+      return out
+    }
+    for (const side of sides) await run(side, options.warm)
+
+    // added[i]: per turn, time to first text minus the round's floor median.
+    const added: number[][] = [[], []]
+    const ttft: number[][] = [[], [], []]
+    const ours: Turn[] = []
+    const theirsTurns: Turn[] = []
+    for (let round = 0; round < options.rounds; round++) {
+      const turns: Turn[][] = []
+      for (let j = 0; j < sides.length; j++) {
+        const i = (round + j) % sides.length
+        turns[i] = await run(sides[i]!, options.turns)
+      }
+      const floor = median(turns[2]!.map((t) => t.first - t.sent))
+      for (let i = 0; i < 3; i++) ttft[i]!.push(...turns[i]!.map((t) => t.first - t.sent))
+      for (let i = 0; i < 2; i++) added[i]!.push(...turns[i]!.map((t) => t.first - t.sent - floor))
+      ours.push(...turns[0]!)
+      theirsTurns.push(...turns[1]!)
+    }
+
+    // Where popagent's time goes, per turn, then the median of each part.
+    const parts: Record<string, number[]> = {}
+    const note = (key: string, value: number) => (parts[key] ??= []).push(value)
+    for (const t of ours) {
+      const p = t.preparation
+      if (!p || t.arrival === undefined) continue
+      note('edge hop (sent → chat driver began)', p.startedAt - t.sent)
+      let at = p.startedAt
+      for (const phase of PHASES) {
+        note(`preparation: ${phase}`, p.phases[phase] ?? 0)
+        at += p.phases[phase] ?? 0
+      }
+      note('Mastra + memory until the model request', t.arrival - at)
+      note('model request → first text at the client', t.first - t.arrival)
+      note('total time to first text', t.first - t.sent)
+    }
+    const theirParts: Record<string, number[]> = {}
+    for (const t of theirsTurns) {
+      if (t.arrival === undefined) continue
+      ;(theirParts['sent → model request'] ??= []).push(t.arrival - t.sent)
+      ;(theirParts['model request → first text at the client'] ??= []).push(t.first - t.arrival)
+    }
+
+    // Prompt tokens of a first turn: one delegation to each specialist.
+    await gateway.ask('mode team')
+    const [session] = await sides[0].prepare(1)
+    await timed('popagent first turn with delegations', () => chat(edge, session!, question(n++)))
+    await timed('mastra first turn', () =>
+      mastraStream(mastra, `bench-tokens-${process.pid}`, question(n++)),
+    )
+    const bodies = JSON.parse(await gateway.ask('recorded')) as any[]
+    await gateway.ask('mode reply')
+    await gateway.ask('arrivals')
+    await host.ask('prep')
+    const mastraBody = bodies.at(-1)
+    const prompts = [
+      ...firstRequests(bodies.slice(0, -1), configuration.rows),
+      promptSize('mastra assistant', mastraBody, configuration.instructions),
+    ]
+
+    const stat = (values: number[]) => ({
+      p50: percentile(values, 50),
+      p90: percentile(values, 90),
+    })
+    const [oursAdded, theirAdded] = added.map(stat) as [
+      ReturnType<typeof stat>,
+      ReturnType<typeof stat>,
+    ]
+    const floor = stat(ttft[2]!)
+    const oursTtft = stat(ttft[0]!)
+    const theirTtft = stat(ttft[1]!)
+
+    console.log(
+      `\nturn latency (${files} files in the workspace, ${ours.length} turns per side): ` +
+        `time to first text p50/p90 popagent ${f1(oursTtft.p50)}/${f1(oursTtft.p90)} ms, ` +
+        `Mastra server ${f1(theirTtft.p50)}/${f1(theirTtft.p90)} ms, ` +
+        `gateway directly ${f1(floor.p50)}/${f1(floor.p90)} ms; added p50/p90 popagent ` +
+        `${f1(oursAdded.p50)}/${f1(oursAdded.p90)} ms, Mastra ${f1(theirAdded.p50)}/${f1(theirAdded.p90)} ms`,
+    )
+    console.log('popagent turn, median of each part (ms):')
+    for (const [key, values] of Object.entries(parts)) {
+      console.log(
+        `  ${pad(key, 46)} ${f1(median(values)).padStart(7)}   p90 ${f1(percentile(values, 90))}`,
+      )
+    }
+    console.log('Mastra server turn, median of each part (ms):')
+    for (const [key, values] of Object.entries(theirParts)) {
+      console.log(
+        `  ${pad(key, 46)} ${f1(median(values)).padStart(7)}   p90 ${f1(percentile(values, 90))}`,
+      )
+    }
+    console.log('prompt of a first turn, first request of each agent (tokens ≈ characters / 4):')
+    for (const p of prompts) {
+      const t = (chars: number) => String(Math.ceil(chars / 4)).padStart(6)
+      console.log(
+        `  ${pad(p.agent, 18)} ${String(p.tokens).padStart(6)} tokens  ` +
+          `(instructions ${t(p.chars.instructions)}, brief ${t(p.chars.brief)}, ` +
+          `other system ${t(p.chars.otherSystem)}, ${String(p.tools).padStart(2)} tools ` +
+          `${t(p.chars.tools)}, messages ${t(p.chars.messages)}; ${f1(p.requestKb)} KB)`,
+      )
+    }
+
+    const detail =
+      `added p50/p90 popagent ${f1(oursAdded.p50)}/${f1(oursAdded.p90)} vs Mastra server ` +
+      `${f1(theirAdded.p50)}/${f1(theirAdded.p90)} ms over the gateway directly ` +
+      `(${f1(floor.p50)} ms); ${files} files, memory and brief on; ` +
+      `${options.turns} turns × ${options.rounds} rounds`
+    const difference = oursAdded.p50 - theirAdded.p50
+    const spread = oursAdded.p90 / oursAdded.p50
+    return [
+      {
+        name: 'turn added time to first text, p50',
+        goal: '≤ 30 ms',
+        ratio: oursAdded.p50,
+        unit: 'ms',
+        met: oursAdded.p50 <= 30,
+        detail,
+      },
+      {
+        name: 'turn added time, popagent p50 − Mastra p50',
+        goal: '≤ +5 ms',
+        ratio: difference,
+        unit: 'ms',
+        met: difference <= 5,
+        detail: `popagent ${f1(oursAdded.p50)} ms, Mastra server ${f1(theirAdded.p50)} ms`,
+      },
+      {
+        name: 'turn added time, popagent p90 / p50',
+        goal: '≤ 2×',
+        ratio: spread,
+        met: spread <= 2,
+        detail: `p90 ${f1(oursAdded.p90)} ms, p50 ${f1(oursAdded.p50)} ms`,
+      },
+      ...prompts.map((p): BenchResult => ({
+        name: `first-turn prompt, ${p.agent}`,
+        goal: 'reported',
+        ratio: p.requestKb,
+        unit: 'KB',
+        met: true,
+        detail:
+          `≈${p.tokens} tokens (chars/4): instructions ${Math.ceil(p.chars.instructions / 4)}, ` +
+          `brief ${Math.ceil(p.chars.brief / 4)}, other system ${Math.ceil(p.chars.otherSystem / 4)}, ` +
+          `${p.tools} tools ${Math.ceil(p.chars.tools / 4)}, messages ${Math.ceil(p.chars.messages / 4)}`,
+      })),
+    ]
+  } finally {
+    await resources.close()
+  }
+}
