@@ -6,7 +6,7 @@
  * Each prints its URL on the first line of stdout and runs until killed.
  */
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from '../test/support/loopback-server.ts'
 import type { Db } from '../db/index.ts'
 import { parseEdgeConfig } from '../handlers/config.ts'
 import { startNodeEdge } from '../handlers/entry.node.ts'
@@ -29,8 +29,7 @@ async function host(events: number) {
       res.end('data: [DONE]\n\n')
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  console.log(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+  console.log(`http://127.0.0.1:${await listenOnLoopback(server)}`)
 }
 
 async function edge(hostUrl: string) {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from './loopback-server.ts'
 
 /**
  * A fake SearXNG on loopback speaking its JSON API (`GET /search?q=…&format=json`). Results are
@@ -29,9 +29,9 @@ export async function startFakeSearxng(options: { results?: number } = {}) {
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ query: q, results }))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     queries,
     fail: (next: number | undefined) => void (status = next),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -8,6 +8,7 @@
  * write that is in fact committed.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { listenOnLoopback } from './loopback-server.ts'
 
 export type CutProxy = {
   url: string
@@ -117,8 +118,7 @@ export async function startCutProxy(
       socket.on('close', end)
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
+  const port = await listenOnLoopback(server)
   const url = new URL(serverUrl)
   url.hostname = '127.0.0.1'
   url.port = String(port)

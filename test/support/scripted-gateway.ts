@@ -11,7 +11,7 @@
  * gw.requests[0].body.messages
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { closerOf, listenOnLoopback } from './loopback-server.ts'
 
 export type ScriptedModel = { id: string; contextWindow?: number }
 
@@ -65,7 +65,6 @@ export async function startScriptedGateway(
   let modelsFailure: number | undefined
   const queue: Reply[] = []
   const requests: RecordedRequest[] = []
-  const sockets = new Set<Socket>()
   let responder: ((request: RecordedRequest) => Reply | undefined) | undefined
   let streaming = 0
 
@@ -128,18 +127,8 @@ export async function startScriptedGateway(
     }
     sendJson(res, 404, { error: { message: `no route ${recorded.method} ${recorded.path}` } })
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  const close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resolve())
-    })
+  const close = closerOf(server)
+  const port = await listenOnLoopback(server)
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,

@@ -5,7 +5,7 @@
  * end (response finished, or the caller's connection gone when a host is killed) matters too.
  */
 import { createServer, request, type IncomingMessage } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { closerOf, listenOnLoopback } from '../../../support/loopback-server.ts'
 
 /** One model request as the proxy saw it; `end` is unset while it is still open. */
 export type ModelCall = { marker: string; start: number; end?: number }
@@ -23,7 +23,6 @@ export const MARKER = /\[(job-\d+)\]/
 export async function startRecordingProxy(upstreamUrl: string): Promise<RecordingProxy> {
   const upstream = new URL(upstreamUrl)
   const calls: ModelCall[] = []
-  const sockets = new Set<Socket>()
   const server = createServer(async (req, res) => {
     const body = await readAll(req)
     const marker = req.url?.includes('/chat/completions') && markerOf(body)
@@ -48,21 +47,9 @@ export async function startRecordingProxy(upstreamUrl: string): Promise<Recordin
     res.on('close', () => forward.destroy())
     forward.end(body)
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  }
+  const close = closerOf(server)
+  const port = await listenOnLoopback(server)
+  return { url: `http://127.0.0.1:${port}/v1`, calls, close }
 }
 
 /** The marker of the task's own request: its latest user message, not recalled context. */
