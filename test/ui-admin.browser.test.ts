@@ -20,13 +20,15 @@ import {
   type Browser,
 } from './support/browser.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
+import { messagesOf, offeredTools, toolResultsOf } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const API_KEY = 'ui-admin-api-key-0123456789'
 
 /** The task prompt a gateway request belongs to (its first user message). */
 const promptOf = (r: RecordedRequest): string => {
-  const user = (r.body?.messages ?? []).find((m: any) => m.role === 'user')
+  const user = messagesOf(r).find((m) => m.role === 'user')
   return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '')
 }
 
@@ -34,6 +36,7 @@ describe('admin pages', () => {
   let stack: TestStack
   let root: string
   const api = (path: string, init: RequestInit = {}) => stack.edge().request(path, init)
+  const client = () => typedClient(stack.edge())
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'popagent-ui-admin-'))
@@ -56,8 +59,8 @@ describe('admin pages', () => {
       if (prompt.includes('take your time')) return { text: 'late', delayMs: 20_000 }
       if (prompt.includes('break please')) return { status: 400, message: 'scripted refusal' }
       if (prompt.includes('delegate please')) {
-        const tools = (r.body.tools ?? []).map((t: any) => t.function.name)
-        const answered = (r.body.messages ?? []).some((m: any) => m.role === 'tool')
+        const tools = offeredTools(r)
+        const answered = toolResultsOf(r).length > 0
         if (!tools.includes('agent-researcher')) return { text: 'The repository has one package.' }
         if (!answered) {
           return {
@@ -76,21 +79,20 @@ describe('admin pages', () => {
   })
 
   test('POST /api/schedules/preview answers the next occurrences, croner’s message, or a 503', async () => {
-    const res = await api('/api/schedules/preview', json({ cron: '0 9 * * 1' }, { method: 'POST' }))
-    const body = (await res.json()) as any
-    assert.equal(res.status, 200, JSON.stringify(body))
+    const body = await okJson(
+      await client().api.schedules.preview.$post({ json: { cron: '0 9 * * 1' } }),
+      200,
+    )
     assert.equal(body.timezone, serverTimezone())
     assert.equal(body.next.length, 5)
     // The test process shares the host's timezone: every occurrence is a Monday at 09:00 there.
     for (const at of body.next.map((iso: string) => new Date(iso))) {
       assert.deepEqual([at.getDay(), at.getHours(), at.getMinutes()], [1, 9, 0])
     }
-    const bad = await api(
-      '/api/schedules/preview',
-      json({ cron: '61 * * * *' }, { method: 'POST' }),
+    const refusal = await errorJson(
+      await client().api.schedules.preview.$post({ json: { cron: '61 * * * *' } }),
+      400,
     )
-    const refusal = (await bad.json()) as any
-    assert.equal(bad.status, 400)
     assert.equal(refusal.error.code, 'INVALID_CRON')
     assert.match(refusal.error.message, /minute: 61/)
     const unknown = await api(
@@ -103,8 +105,7 @@ describe('admin pages', () => {
       '/api/schedules/preview',
       json({ cron: '0 9 * * 1' }, { method: 'POST' }),
     )
-    assert.equal(down.status, 503)
-    assert.equal(((await down.json()) as any).error.code, 'COMPUTE_HOST_UNAVAILABLE')
+    assert.equal((await errorJson(down, 503)).error.code, 'COMPUTE_HOST_UNAVAILABLE')
   })
 
   describe('in a browser', { skip: browserMissing }, () => {
@@ -157,7 +158,7 @@ describe('admin pages', () => {
       assert.equal(await page.getByLabel('Configured model').inputValue(), 'remote/a')
       const options = await page.getByLabel('Local model').locator('option').allInnerTexts()
       assert.ok(options.includes('remote/a') && options.includes('remote/b'), options.join())
-      const stored = (await (await api('/api/settings/agent-runtime')).json()) as any
+      const stored = await okJson(await client().api.settings['agent-runtime'].$get())
       assert.equal(stored.supervisorMaxSteps, 30)
       await shoot('settings')
 
@@ -167,7 +168,7 @@ describe('admin pages', () => {
       await alert.waitFor()
       assert.match(await alert.innerText(), /Supervisor max steps: .*200/)
       assert.equal(
-        ((await (await api('/api/settings/agent-runtime')).json()) as any).supervisorMaxSteps,
+        (await okJson(await client().api.settings['agent-runtime'].$get())).supervisorMaxSteps,
         30,
       )
     })
@@ -231,9 +232,9 @@ describe('admin pages', () => {
       await page.getByRole('button', { name: 'Resolve as completed' }).click()
       await waitForDetailState('completed')
       await page.getByText('fixed by hand in commit abc123').waitFor()
-      const stored = (await (await api('/api/tasks?state=completed')).json()) as any
-      const resolved = stored.tasks.find((t: any) => t.prompt === prompt)
-      assert.equal(resolved.resolutionEvidence, 'fixed by hand in commit abc123')
+      const stored = await okJson(await client().api.tasks.$get({ query: { state: 'completed' } }))
+      const resolved = stored.tasks.find((t) => t.prompt === prompt)
+      assert.equal(resolved?.resolutionEvidence, 'fixed by hand in commit abc123')
 
       await page.goto(`${url}/#/tasks`)
       await taskRow(prompt).waitFor()
@@ -288,9 +289,9 @@ describe('admin pages', () => {
       assert.match(await standup.innerText(), /30 9 \* \* 1-5/)
       assert.match(await standup.innerText(), /\b2\b/)
       assert.match(await page.getByLabel('Server timezone').innerText(), new RegExp(timezone))
-      const stored = (await (await api('/api/schedules')).json()) as any
-      const made = stored.schedules.find((s: any) => s.name === 'weekday standup')
-      assert.equal(made.maxAttempts, 2)
+      const stored = await okJson(await client().api.schedules.$get())
+      const made = stored.schedules.find((s) => s.name === 'weekday standup')
+      assert.equal(made?.maxAttempts, 2)
       assert.ok(made.nextRunAt)
 
       // Enable/disable per row.
@@ -313,8 +314,8 @@ describe('admin pages', () => {
       await audit.getByRole('button', { name: 'Yes, delete' }).click()
       await audit.waitFor({ state: 'detached' })
       assert.equal(
-        ((await (await api('/api/schedules')).json()) as any).schedules.filter(
-          (s: any) => s.name === 'nightly audit',
+        (await okJson(await client().api.schedules.$get())).schedules.filter(
+          (s) => s.name === 'nightly audit',
         ).length,
         0,
       )
@@ -352,16 +353,20 @@ describe('admin pages', () => {
       await edit.getByLabel('Skill description').fill('Checks every change for a changelog entry.')
       await edit.getByRole('button', { name: 'Save skill' }).click()
       await skill.getByText('Checks every change for a changelog entry.').waitFor()
-      const skills = (await (await api('/api/agents/reviewer/skills')).json()) as any
-      const stored = skills.skills.find((s: any) => s.name === 'changelog-check')
-      assert.equal(stored.description, 'Checks every change for a changelog entry.')
+      const skills = await okJson(
+        await client().api.agents[':id'].skills.$get({ param: { id: 'reviewer' } }),
+      )
+      const stored = skills.skills.find((s) => s.name === 'changelog-check')
+      assert.equal(stored?.description, 'Checks every change for a changelog entry.')
       assert.ok(skills.skills.length >= 3)
       await page.reload()
       await skill.waitFor()
       await shoot('agent-detail')
 
       // A tool the reviewer's access cannot hold: the server's message, and nothing changes.
-      const before = (await (await api('/api/agents/reviewer')).json()) as any
+      const before = await okJson(
+        await client().api.agents[':id'].$get({ param: { id: 'reviewer' } }),
+      )
       await editor.getByLabel('Add a tool').fill('workspace-write')
       await editor.getByRole('button', { name: 'Add tool' }).click()
       assert.equal(await editor.getByLabel('workspace-write', { exact: true }).isChecked(), true)

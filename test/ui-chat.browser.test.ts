@@ -15,9 +15,10 @@ import {
   VIEWPORTS,
   type Browser,
 } from './support/browser.ts'
-import { postChat, roleOf } from './support/chat.ts'
+import { postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import type { RecordedRequest, Reply } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
 const ROUTE = 'remote/selected'
@@ -30,8 +31,7 @@ const ANSWER =
   'newline, so the last statement is dropped. The fix is to read until the end of input rather ' +
   'than until the last newline, and to add a test with input that has no trailing newline.'
 const WORDS = ANSWER.split(/(?<= )/)
-const toolResults = (r: RecordedRequest) =>
-  (r.body.messages as any[]).filter((m) => m.role === 'tool').length
+const toolResults = (r: RecordedRequest) => toolResultsOf(r).length
 
 /** The orchestrator delegates to the researcher, who searches skills, then answers slowly. */
 const delegatingTurn = (r: RecordedRequest): Reply | undefined => {
@@ -202,12 +202,11 @@ describe('chat page', { skip: browserMissing }, () => {
     assert.equal(await active.getByRole('link', { name: /Parser work/ }).count(), 0)
     assert.ok(await message(page).isDisabled(), 'an archived session takes no messages')
     // A second archived session, so the archived list shows more than one.
-    const other = await fetch(
-      `${url}/api/sessions`,
-      json({ title: 'Old spike' }, { method: 'POST' }),
+    const api = typedClient(url).api
+    const other = await okJson(await api.sessions.$post({ json: { title: 'Old spike' } }), 201)
+    await okJson(
+      await api.sessions[':id'].$patch({ param: { id: other.id }, json: { archived: true } }),
     )
-    const otherId = ((await other.json()) as any).id
-    await fetch(`${url}/api/sessions/${otherId}`, json({ archived: true }, { method: 'PATCH' }))
     await page.reload()
     await page.getByRole('button', { name: /Archived \(2\)/ }).click()
     await archived.getByRole('link', { name: /Old spike/ }).waitFor()
@@ -256,14 +255,16 @@ describe('chat page', { skip: browserMissing }, () => {
     await page.getByRole('button', { name: 'Remove' }).first().click()
     await page.getByRole('button', { name: 'Remove exchange' }).click()
     await page.waitForFunction(() => document.querySelectorAll('article.msg').length === 2)
-    const saved = (await (await fetch(`${url}/api/sessions/${firstSession}`)).json()) as any
+    const saved = await okJson(
+      await typedClient(url).api.sessions[':id'].$get({ param: { id: firstSession } }),
+    )
     assert.equal(saved.messages.length, 2)
     assert.equal(await message(page).inputValue(), 'my unsent draft')
     await page.close()
   })
 
   test('the model picker lists the catalog with context windows; a gateway error is shown', async () => {
-    const catalog = (await (await fetch(`${url}/api/models`)).json()) as any
+    const catalog = await okJson(await typedClient(url).api.models.$get())
     const page = await browser.page()
     await page.goto(`${url}/#/`)
     const options = page.getByLabel('Model').locator('option')

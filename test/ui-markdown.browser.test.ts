@@ -99,16 +99,33 @@ function longReply(): { text: string; sections: number } {
   return { text: parts.join(''), sections: n }
 }
 
+/** What the tests keep on the page's window (a hostile reply must leave `__pwned` unset). */
+type TestWindow = Window & { __longTasks: number[]; __csp: string[]; __pwned?: unknown }
+/** A block rendered while the reply streamed, marked to see whether the saved reply kept it. */
+type MarkedBlock = Element & { __fromStream?: boolean }
+
 /** Long main-thread tasks (> 50 ms) as the page's own PerformanceObserver sees them. */
 async function watchLongTasks(page: Page) {
   await page.evaluate(() => {
-    const w = window as any
+    const w = window as unknown as TestWindow
     w.__longTasks = []
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.__longTasks.push(Math.round(e.duration))
     }).observe({ type: 'longtask' })
   })
-  return () => page.evaluate(() => (window as any).__longTasks as number[])
+  return () => page.evaluate(() => (window as unknown as TestWindow).__longTasks)
+}
+
+/** The fields of a Chromium trace event this test reads (the trace format has many more). */
+type TraceEvent = {
+  ph: string
+  name: string
+  pid: number
+  tid: number
+  ts: number
+  dur: number
+  tdur?: number
+  args?: { name?: string; chrome_mojo_event_info?: { mojo_interface_tag?: string } }
 }
 
 /**
@@ -118,8 +135,9 @@ async function watchLongTasks(page: Page) {
  */
 async function traceMainThread(page: Page) {
   const cdp: CDPSession = await page.context().newCDPSession(page)
-  const events: any[] = []
-  cdp.on('Tracing.dataCollected', (e) => void events.push(...e.value))
+  const events: TraceEvent[] = []
+  // The protocol's types call every field a string; Chromium sends numbers for ids and times.
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])))
   await cdp.send('Tracing.start', {
     traceConfig: { includedCategories: ['toplevel', 'disabled-by-default-devtools.timeline'] },
     transferMode: 'ReportEvents',
@@ -145,7 +163,7 @@ async function traceMainThread(page: Page) {
         /DevTools/.test(e.args?.chrome_mojo_event_info?.mojo_interface_tag ?? ''),
     )
     const tasks = onMain.filter((e) => e.name === 'RunTask')
-    const isHarness = (t: any) =>
+    const isHarness = (t: TraceEvent) =>
       devtools.some((d) => d.tid === t.tid && d.ts >= t.ts && d.ts < t.ts + t.dur)
     const ms = (us: number) => Math.round(us / 100) / 10
     const app = tasks.filter((t) => !isHarness(t))
@@ -162,13 +180,13 @@ async function traceMainThread(page: Page) {
 /** CSP violations the page reports (an image or script the policy had to block), from its start. */
 const watchCsp = (page: Page) =>
   page.addInitScript(() => {
-    const w = window as any
+    const w = window as unknown as TestWindow
     w.__csp = []
     document.addEventListener('securitypolicyviolation', (e) =>
       w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
     )
   })
-const cspViolations = (page: Page) => page.evaluate(() => (window as any).__csp as string[])
+const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).__csp)
 
 const message = (page: Page) => page.getByRole('textbox', { name: 'Message' })
 const reply = (page: Page) => page.locator('article.msg.assistant').last()
@@ -335,7 +353,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
     assert.equal(await project.getAttribute('href'), 'https://example.com/project')
     assert.equal(await project.locator('a').count(), 0)
     await page.waitForTimeout(500)
-    assert.equal(await page.evaluate(() => (window as any).__pwned), undefined)
+    assert.equal(await page.evaluate(() => (window as unknown as TestWindow).__pwned), undefined)
     assert.deepEqual(trackerHits, [], 'nothing asked the tracker')
     assert.deepEqual(await cspViolations(page), [], 'the policy had nothing to block')
     await screenshotBoth(page, 'chat-markdown-hostile')
@@ -344,7 +362,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
     await page.reload()
     await reply(page).locator('.markdown').getByText('The end.').waitFor()
     assert.equal(await reply(page).locator('img, script, iframe').count(), 0)
-    assert.equal(await page.evaluate(() => (window as any).__pwned), undefined)
+    assert.equal(await page.evaluate(() => (window as unknown as TestWindow).__pwned), undefined)
     assert.deepEqual(trackerHits, [])
     await page.close()
   })
@@ -380,7 +398,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
         // Mark a block rendered while streaming: the saved reply must keep it, not rebuild it.
         await page.evaluate(() => {
           const h2 = document.querySelector('article.msg.assistant[aria-busy] .markdown h2')
-          ;(h2 as any).__fromStream = true
+          ;(h2 as MarkedBlock).__fromStream = true
         })
         await page.waitForFunction(
           () =>
@@ -427,7 +445,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
       await md
         .locator('h2')
         .first()
-        .evaluate((h) => (h as any).__fromStream === true),
+        .evaluate((h) => (h as MarkedBlock).__fromStream === true),
       true,
       'the saved reply kept the blocks rendered while streaming',
     )
