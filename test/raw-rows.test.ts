@@ -100,20 +100,21 @@ async function assertMapsLikeDrizzle(db: Db) {
   assert.equal('completed?' in rawRowMapper(tasks)(raw!), false)
 }
 
-test('a raw row maps to what drizzle selects, on PostgreSQL', async () => {
-  const database = await createTestDatabase()
-  try {
-    await assertMapsLikeDrizzle(database.db)
-  } finally {
-    await database.drop()
-  }
-})
+const databases = {
+  PostgreSQL: async () => {
+    const database = await createTestDatabase()
+    return { db: database.db, close: database.drop }
+  },
+  'the embedded database': createEmbeddedDatabase,
+}
 
-test('a raw row maps to what drizzle selects, on the embedded database', async () => {
-  const database = await createEmbeddedDatabase()
-  try {
-    await assertMapsLikeDrizzle(database.db)
-  } finally {
-    await database.close()
-  }
-})
+for (const [where, open] of Object.entries(databases)) {
+  test(`a raw row maps to what drizzle selects, on ${where}`, async () => {
+    const database = await open()
+    try {
+      await assertMapsLikeDrizzle(database.db)
+    } finally {
+      await database.close()
+    }
+  })
+}
