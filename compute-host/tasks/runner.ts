@@ -87,6 +87,7 @@ export function createTaskRunner(options: RunnerOptions) {
     log,
     state,
     timing,
+    // Bound late: the claimer launches attempts, and an attempt's end claims through the claimer.
     launch: (task) => launch(task),
   })
   const launch = createLauncher({
