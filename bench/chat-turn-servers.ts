@@ -39,6 +39,7 @@ import type { MemorySettings } from '../runtime/contracts/settings.ts'
 import { parseEdgeConfig } from '../handlers/config.ts'
 import { startNodeEdge } from '../handlers/entry.node.ts'
 import { startScriptedGateway } from '../test/support/scripted-gateway.ts'
+import { traceStorage } from './turn-latency-storage.ts'
 
 export const HOST_TOKEN = 'bench-chat-host-token-0123456789'
 export const MODEL = 'bench/model'
@@ -60,6 +61,8 @@ export type MastraArgs = {
   memorySettings: MemorySettings
   /** Serve our supervisor, built once from this database, instead of a plain agent. */
   teamDatabaseUrl?: string
+  /** Time Mastra's storage calls and answer them to `storage` (the turn-latency bench). */
+  traceStorage?: boolean
 }
 
 /**
@@ -168,6 +171,7 @@ export function startEdge(args: EdgeArgs) {
  * instructions and Mastra memory (same options, built from the same settings) in PostgreSQL.
  */
 async function mastra(args: MastraArgs) {
+  const storageTrace = args.traceStorage ? traceStorage() : undefined
   const models = createGatewayModels({
     url: args.gatewayUrl,
     localModels: { queue: createAdmissionQueue(1), isLocal: () => false },
@@ -191,7 +195,7 @@ async function mastra(args: MastraArgs) {
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
   })
-  answerCommands()
+  answerCommands(storageTrace ? { storage: () => JSON.stringify(storageTrace.take()) } : {})
   console.log(`@url http://127.0.0.1:${(server.address() as AddressInfo).port}/api`)
 }
 

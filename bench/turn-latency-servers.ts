@@ -13,11 +13,13 @@
  * request answered at once with the scripted text, or a supervisor that delegates once to each
  * specialist it is offered, one after the other, and then answers); `recorded` answers the bodies
  * of the chat requests recorded since `mode team` was set, as JSON.
- * Host command: `prep` answers the run-start preparations since it was last asked (run and
- * session ids, startedAt, phases), as a JSON array.
+ * Host commands: `prep` answers the run-start preparations since it was last asked (run and
+ * session ids, startedAt, phases), as a JSON array; `storage` the Mastra storage calls settled
+ * since it was last asked (name, start, end; see turn-latency-storage.ts).
  */
 import type { RunEvent } from '../compute-host/runs/run-events.ts'
 import { startScriptedGateway, type RecordedRequest } from '../test/support/scripted-gateway.ts'
+import { traceStorage } from './turn-latency-storage.ts'
 import { answerCommands, MODEL, REPLY, startHost, type HostArgs } from './chat-turn-servers.ts'
 
 /** Epoch milliseconds with sub-millisecond resolution, comparable across processes. */
@@ -89,6 +91,7 @@ export type Preparation = {
 }
 
 async function host(args: HostArgs) {
+  const storage = traceStorage()
   const started = await startHost(args)
   let preparations: Preparation[] = []
   started.resources.observers.addRunObserver((event: RunEvent) => {
@@ -101,6 +104,7 @@ async function host(args: HostArgs) {
     })
   })
   answerCommands({
+    storage: () => JSON.stringify(storage.take()),
     prep: () => {
       const taken = preparations
       preparations = []

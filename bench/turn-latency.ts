@@ -44,6 +44,7 @@ import { benchResources } from './chat-turn.ts'
 import { MASTRA_AGENT, MODEL, REPLY, startServer, type ServerProcess } from './chat-turn-servers.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { median, percentile } from './stats.ts'
+import { storageWithin, type StorageCall } from './turn-latency-storage.ts'
 import { delegationTools, epochNow, type Preparation } from './turn-latency-servers.ts'
 
 const SCRIPT = new URL('./turn-latency-servers.ts', import.meta.url).pathname
@@ -144,6 +145,9 @@ const post = (url: string, body: unknown) =>
     body: JSON.stringify(body),
   })
 
+/** Mastra's storage calls in each side's server, as they are collected turn by turn. */
+const storageCalls = { ours: [] as StorageCall[], theirs: [] as StorageCall[] }
+
 /** One turn of a side: its timing, and (ours) the host's preparation; the model's arrival. */
 type Turn = Timed & { arrival?: number; preparation?: Preparation }
 
@@ -170,6 +174,7 @@ function popagentSide(edge: ServerProcess, host: ServerProcess, gateway: ServerP
       const t = await timed('popagent turn', () => chat(edge, sessionId, question(n)))
       const arrivals = JSON.parse(await gateway.ask('arrivals')) as number[]
       const preparations = JSON.parse(await host.ask('prep')) as Preparation[]
+      storageCalls.ours.push(...(JSON.parse(await host.ask('storage')) as StorageCall[]))
       return {
         ...t,
         ...(arrivals[0] !== undefined && { arrival: arrivals[0] }),
@@ -200,6 +205,7 @@ function mastraSide(server: ServerProcess, gateway: ServerProcess): Side {
     async turn(thread, n) {
       const t = await timed('mastra turn', () => mastraStream(server, thread, question(n)))
       const arrivals = JSON.parse(await gateway.ask('arrivals')) as number[]
+      storageCalls.theirs.push(...(JSON.parse(await server.ask('storage')) as StorageCall[]))
       return { ...t, ...(arrivals[0] !== undefined && { arrival: arrivals[0] }) }
     },
   }
@@ -245,53 +251,96 @@ async function ourConfiguration(databaseUrl: string) {
   }
 }
 
+/** The parts of a model request that prompt tokens are counted by. */
+const PARTS = [
+  'instructions',
+  'supervisor',
+  'brief',
+  'skills',
+  'workspace',
+  'otherSystem',
+  'tools',
+  'messages',
+] as const
+type Part = (typeof PARTS)[number]
+const PART_LABEL: Record<Part, string> = {
+  instructions: 'own instructions',
+  supervisor: "supervisor's instructions",
+  brief: 'brief',
+  skills: 'skills',
+  workspace: 'workspace/shell notes',
+  otherSystem: 'other system',
+  tools: 'tool definitions',
+  messages: 'messages',
+}
+
 /** One agent's first model request of a turn, in characters and estimated tokens (chars / 4). */
 export type PromptSize = {
   agent: string
   requestKb: number
   tools: number
-  chars: Record<'instructions' | 'brief' | 'otherSystem' | 'tools' | 'messages', number>
+  /** The tools' JSON, per tool name. */
+  toolChars: Record<string, number>
+  chars: Record<Part, number>
   tokens: number
 }
 
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : JSON.stringify(content ?? '')
+/** Tokens as estimated here: characters / 4, rounded up. */
+const tokens = (chars: number) => Math.ceil(chars / 4)
 
-/** Splits a recorded OpenAI-style chat request into its parts. */
-export function promptSize(agent: string, body: any, instructions?: string): PromptSize {
-  const chars = { instructions: 0, brief: 0, otherSystem: 0, tools: 0, messages: 0 }
+/**
+ * Splits a recorded OpenAI-style chat request into its parts: each system message by what it is
+ * (the agent's own instructions, the supervisor's instructions when a specialist is given them,
+ * the preflight brief, the skills list and its notice, the workspace's and shell's notes, the
+ * rest), the tool definitions' JSON, and the other messages' JSON.
+ */
+export function promptSize(
+  agent: string,
+  body: any,
+  instructions?: string,
+  supervisorInstructions?: string,
+): PromptSize {
+  const chars = Object.fromEntries(PARTS.map((p) => [p, 0])) as Record<Part, number>
   for (const m of body?.messages ?? []) {
-    const text = textOf(m.content)
     if (m.role !== 'system') {
       chars.messages += JSON.stringify(m).length
       continue
     }
-    // A system message may hold the instructions with more after them; count each part apart.
-    let rest = text
-    if (instructions && rest.includes(instructions)) {
-      chars.instructions += instructions.length
-      rest = rest.replace(instructions, '')
-    }
-    const briefAt = rest.indexOf('A repository brief was prepared')
-    if (briefAt >= 0) {
-      chars.brief += rest.length - briefAt
-      rest = rest.slice(0, briefAt)
-    }
-    chars.otherSystem += rest.trim().length
+    const text = textOf(m.content)
+    const part: Part =
+      instructions && text.includes(instructions)
+        ? 'instructions'
+        : supervisorInstructions && text.includes(supervisorInstructions)
+          ? 'supervisor'
+          : text.startsWith('A repository brief was prepared')
+            ? 'brief'
+            : /<available_skills>|Skills are NOT tools/.test(text)
+              ? 'skills'
+              : /^Local (filesystem|command execution)/.test(text)
+                ? 'workspace'
+                : 'otherSystem'
+    chars[part] += text.length
+  }
+  const toolChars: Record<string, number> = {}
+  for (const tool of body?.tools ?? []) {
+    toolChars[tool.function?.name ?? '?'] = JSON.stringify(tool).length
   }
   chars.tools = body?.tools ? JSON.stringify(body.tools).length : 0
-  const total = Object.values(chars).reduce((a, b) => a + b, 0)
   return {
     agent,
     requestKb: JSON.stringify(body).length / 1024,
     tools: body?.tools?.length ?? 0,
+    toolChars,
     chars,
-    tokens: Math.ceil(total / 4),
+    tokens: tokens(Object.values(chars).reduce((a, b) => a + b, 0)),
   }
 }
 
 /** Each agent's first request of a recorded first turn, named by its instructions. */
 function firstRequests(bodies: any[], rows: Array<{ id: string; instructions: string }>) {
+  const supervisor = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)!
   const seen = new Map<string, PromptSize>()
   for (const body of bodies) {
     const system = (body?.messages ?? [])
@@ -300,25 +349,62 @@ function firstRequests(bodies: any[], rows: Array<{ id: string; instructions: st
       .join('\n')
     const row =
       delegationTools(body).length > 0
-        ? rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
+        ? supervisor
         : rows.find((r) => r.id !== SUPERVISOR_AGENT_ID && system.includes(r.instructions))
     const agent = row?.id ?? 'unknown'
-    if (!seen.has(agent)) seen.set(agent, promptSize(agent, body, row?.instructions))
+    if (seen.has(agent)) continue
+    seen.set(
+      agent,
+      promptSize(
+        agent,
+        body,
+        row?.instructions,
+        row === supervisor ? undefined : supervisor.instructions,
+      ),
+    )
   }
   return [...seen.values()]
+}
+
+/** The prompt sizes as a table: tokens per part, one agent a line. */
+function promptTable(prompts: PromptSize[]): string[] {
+  const used = PARTS.filter((part) => prompts.some((p) => p.chars[part] > 0))
+  const width = Math.max(...prompts.map((p) => p.agent.length), 5)
+  const head = ['total', ...used.map((part) => PART_LABEL[part]), 'tools', 'KB']
+  const lines = [`  ${'agent'.padEnd(width)}  ${head.join(' | ')}`]
+  for (const p of prompts) {
+    const cells = [
+      String(p.tokens).padStart(5),
+      ...used.map((part) => String(tokens(p.chars[part])).padStart(PART_LABEL[part].length)),
+      String(p.tools).padStart(5),
+      f1(p.requestKb).padStart(4),
+    ]
+    lines.push(`  ${p.agent.padEnd(width)}  ${cells.join(' | ')}`)
+  }
+  const supervisor = prompts.find((p) => p.agent === SUPERVISOR_AGENT_ID)
+  if (supervisor) {
+    const biggest = Object.entries(supervisor.toolChars)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, chars]) => `${name} ${tokens(chars)}`)
+    lines.push(`  ${SUPERVISOR_AGENT_ID}'s tools, tokens each: ${biggest.join(', ')}`)
+  }
+  return lines
 }
 
 const f1 = (n: number) => n.toFixed(1)
 const pad = (s: string, n: number) => s.padEnd(n)
 
 export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResult[]> {
-  const options = quick ? { warm: 2, rounds: 1, turns: 6 } : { warm: 6, rounds: 4, turns: 15 }
+  const options = quick ? { warm: 1, rounds: 1, turns: 4 } : { warm: 6, rounds: 4, turns: 15 }
   const resources = await benchResources(3, 'popagent-bench-latency-')
   const { databases, workspaceRoot, processes } = resources
   const [app, observability, theirs] = databases
   try {
     // The default workspace's path is `popagent` under the workspace root.
-    const files = await generateRepository(join(workspaceRoot, 'popagent'))
+    // Made while the servers start: the host reads it from the first turn on.
+    const repository = generateRepository(join(workspaceRoot, 'popagent'))
+    // Settled, so a failed start does not leave it rejected unobserved.
+    repository.catch(() => {})
     const gateway = await startServer('gateway', undefined, { script: SCRIPT })
     processes.push(gateway)
     const host = await startServer(
@@ -340,9 +426,11 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       gatewayUrl: gateway.url,
       instructions: configuration.instructions,
       memorySettings: configuration.memorySettings,
+      traceStorage: true,
     })
     processes.push(mastra)
 
+    const files = await repository
     const sides = [
       popagentSide(edge, host, gateway),
       mastraSide(mastra, gateway),
@@ -376,6 +464,8 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
 
     // Where popagent's time goes, per turn, then the median of each part.
     const parts: Record<string, number[]> = {}
+    // Which storage calls one turn makes before its model request, by name (the last turn's).
+    const storageNames: Record<string, Record<string, number>> = {}
     const note = (key: string, value: number) => (parts[key] ??= []).push(value)
     for (const t of ours) {
       const p = t.preparation
@@ -386,14 +476,22 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
         note(`preparation: ${phase}`, p.phases[phase] ?? 0)
         at += p.phases[phase] ?? 0
       }
+      const store = storageWithin(storageCalls.ours, at, t.arrival)
       note('Mastra + memory until the model request', t.arrival - at)
+      note(`  of which memory storage calls in flight`, store.busyMs)
+      note(`  storage calls (count)`, store.count)
+      storageNames.popagent = store.byName
       note('model request → first text at the client', t.first - t.arrival)
       note('total time to first text', t.first - t.sent)
     }
     const theirParts: Record<string, number[]> = {}
     for (const t of theirsTurns) {
       if (t.arrival === undefined) continue
+      const store = storageWithin(storageCalls.theirs, t.sent, t.arrival)
       ;(theirParts['sent → model request'] ??= []).push(t.arrival - t.sent)
+      ;(theirParts['  of which memory storage calls in flight'] ??= []).push(store.busyMs)
+      ;(theirParts['  storage calls (count)'] ??= []).push(store.count)
+      storageNames.mastra = store.byName
       ;(theirParts['model request → first text at the client'] ??= []).push(t.first - t.arrival)
     }
 
@@ -405,6 +503,9 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       mastraStream(mastra, `bench-tokens-${process.pid}`, question(n++)),
     )
     const bodies = JSON.parse(await gateway.ask('recorded')) as any[]
+    if (process.env.BENCH_PROMPTS) {
+      await writeFile(process.env.BENCH_PROMPTS, `${JSON.stringify(bodies, null, 2)}\n`)
+    }
     await gateway.ask('mode reply')
     await gateway.ask('arrivals')
     await host.ask('prep')
@@ -445,16 +546,12 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
         `  ${pad(key, 46)} ${f1(median(values)).padStart(7)}   p90 ${f1(percentile(values, 90))}`,
       )
     }
-    console.log('prompt of a first turn, first request of each agent (tokens ≈ characters / 4):')
-    for (const p of prompts) {
-      const t = (chars: number) => String(Math.ceil(chars / 4)).padStart(6)
-      console.log(
-        `  ${pad(p.agent, 18)} ${String(p.tokens).padStart(6)} tokens  ` +
-          `(instructions ${t(p.chars.instructions)}, brief ${t(p.chars.brief)}, ` +
-          `other system ${t(p.chars.otherSystem)}, ${String(p.tools).padStart(2)} tools ` +
-          `${t(p.chars.tools)}, messages ${t(p.chars.messages)}; ${f1(p.requestKb)} KB)`,
-      )
+    for (const [side, names] of Object.entries(storageNames)) {
+      const list = Object.entries(names).map(([name, count]) => `${name} ×${count}`)
+      console.log(`${side}'s storage calls before the model request: ${list.join(', ')}`)
     }
+    console.log('prompt of a first turn, first request of each agent (tokens ≈ characters / 4):')
+    for (const line of promptTable(prompts)) console.log(line)
 
     const detail =
       `added p50/p90 popagent ${f1(oursAdded.p50)}/${f1(oursAdded.p90)} vs Mastra server ` +
@@ -494,9 +591,11 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
         unit: 'KB',
         met: true,
         detail:
-          `≈${p.tokens} tokens (chars/4): instructions ${Math.ceil(p.chars.instructions / 4)}, ` +
-          `brief ${Math.ceil(p.chars.brief / 4)}, other system ${Math.ceil(p.chars.otherSystem / 4)}, ` +
-          `${p.tools} tools ${Math.ceil(p.chars.tools / 4)}, messages ${Math.ceil(p.chars.messages / 4)}`,
+          `≈${p.tokens} tokens (chars/4): ` +
+          PARTS.filter((part) => p.chars[part] > 0)
+            .map((part) => `${PART_LABEL[part]} ${tokens(p.chars[part])}`)
+            .join(', ') +
+          `; ${p.tools} tools`,
       })),
     ]
   } finally {
