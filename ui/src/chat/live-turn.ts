@@ -17,8 +17,10 @@ export type LiveTurn = {
   sessionId: string
   user: ShownMessage
   reply: ReplyState
-  /** streaming → settling (waiting for the saved turn) → gone, or `ended` when it never showed. */
-  phase: 'streaming' | 'settling' | 'ended'
+  /** streaming → settling (waiting for the saved turn) → saved, or `ended` when it never showed. */
+  phase: 'streaming' | 'settling' | 'saved' | 'ended'
+  /** The session revision that holds this turn, once saved. */
+  savedAs?: number
   controller: AbortController
 }
 
@@ -87,12 +89,16 @@ export function createLiveTurn(drafts: Drafts) {
       userMessageId: live.user.id,
       fetchSession: () => fetchSession(live.sessionId),
     })
-    if (session) await showSaved(session)
-    // The saved copy now shows in place of the live one (the page hides a live turn its session
-    // already holds); one that never showed stays, marked ended.
+    // The page shows the live copy until its session is at the saved revision, then the saved
+    // copy in its place, in one update: the reply keeps its rendered row. One never saved stays.
     setTurn((t) =>
-      t?.controller !== live.controller ? t : session ? undefined : { ...t, phase: 'ended' },
+      t?.controller !== live.controller
+        ? t
+        : session
+          ? { ...t, phase: 'saved', savedAs: session.revision }
+          : { ...t, phase: 'ended' },
     )
+    if (session) await showSaved(session)
   }
 
   return {
@@ -102,7 +108,7 @@ export function createLiveTurn(drafts: Drafts) {
     clearRefusal: () => setRefused(undefined),
     turnBusy: () => {
       const t = turn()
-      return t !== undefined && t.phase !== 'ended'
+      return t?.phase === 'streaming' || t?.phase === 'settling'
     },
     stopTurn() {
       const t = turn()

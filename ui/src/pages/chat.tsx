@@ -57,11 +57,14 @@ export default function Chat() {
   }
   const selectedModel = () => chat.pickedModel() ?? models.data()?.defaultModel
   const running = chat.turnBusy
-  // The live copy of a turn in this session, until the saved session holds the same exchange.
+  // The live copy of a turn in this session, until the session shown is the one that saved it
+  // (or, for a turn that never said, holds the same exchange).
   const liveHere = () => {
     const t = chat.liveTurn()
     if (!t || t.sessionId !== params.id) return undefined
-    return current()?.messages.some((m) => m.id === t.user.id) ? undefined : t
+    const s = current()
+    if (t.savedAs !== undefined) return s && s.revision >= t.savedAs ? undefined : t
+    return s?.messages.some((m) => m.id === t.user.id) ? undefined : t
   }
   const busyHere = () => running() && chat.liveTurn()?.sessionId === params.id
   const refusal = () => {
