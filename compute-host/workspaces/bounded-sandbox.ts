@@ -24,7 +24,8 @@ export class BoundedSandbox extends LocalSandbox {
   constructor(options: { root: string; env: Record<string, string>; limitMs: number }) {
     super({
       workingDirectory: options.root,
-      isolation: 'bwrap',
+      // Constructed as 'none', then set to bubblewrap below: see `#isolate`.
+      isolation: 'none',
       env: options.env,
       // Said up front, so a refused write is not a surprise the model tries to work around.
       instructions: ({ defaultInstructions }) => `${defaultInstructions}\n${SANDBOX_LIMITS}`,
@@ -38,6 +39,7 @@ export class BoundedSandbox extends LocalSandbox {
         }),
       },
     })
+    this.#isolate()
     this.#limitMs = options.limitMs
     // Mastra sets both entry points up per instance (not on the prototype), so they are wrapped
     // here rather than overridden.
@@ -47,6 +49,22 @@ export class BoundedSandbox extends LocalSandbox {
     const execute = this.executeCommand!.bind(this)
     this.executeCommand = (...[command, args, options]: ExecuteArgs) =>
       execute(command, args, { ...options, timeout: this.#bound(options?.timeout) })
+  }
+
+  /**
+   * Mastra's constructor checks for bubblewrap by spawning `which bwrap` synchronously, on every
+   * construction: one per agent with a shell per run, about 30 ms of blocked event loop per chat
+   * turn on a busy two-core host. popagent checks bubblewrap once at start (sandbox-check.ts)
+   * and only builds this class when that passed, so the sandbox is built without the check and
+   * given its isolation here. Mastra reads `isolation` from this public field whenever it runs a
+   * command (1.71); the sandbox-network fault test runs commands through this class and fails if
+   * they ever run outside the namespace, so an upgrade that moves the field is caught there.
+   */
+  #isolate() {
+    // Typed read-only, assigned by Mastra's own constructor the same way.
+    if (!Reflect.set(this, 'isolation', 'bwrap') || this.isolation !== 'bwrap') {
+      throw new Error('the shell sandbox could not be isolated')
+    }
   }
 
   #bound(requested: number | undefined): number {
