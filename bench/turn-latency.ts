@@ -391,11 +391,39 @@ function promptTable(prompts: PromptSize[]): string[] {
   return lines
 }
 
+const TOTAL = 'total time to first text'
+/** One turn's parts, in ms (a count where the name says so). */
+type Breakdown = Record<string, number>
+
+/**
+ * The median and p90 of each part over the turns, and the parts of the turn at the p90 of the
+ * total (one real slow turn, so it is seen what made it slow).
+ */
+function breakdownTable(side: string, turns: Breakdown[]): string[] {
+  if (turns.length === 0) return [`${side}: no turn could be broken down`]
+  const keys = Object.keys(turns[0]!)
+  const slow = [...turns].sort((a, b) => a[TOTAL]! - b[TOTAL]!)[
+    Math.min(turns.length - 1, Math.ceil(0.9 * turns.length) - 1)
+  ]!
+  const cell = (n: number) => f1(n).padStart(8)
+  const lines = [
+    `${side} turn, ms (${turns.length} turns):${' '.repeat(Math.max(1, 30 - side.length))}` +
+      `  median       p90   p90 turn`,
+  ]
+  for (const key of keys) {
+    const values = turns.map((t) => t[key]!)
+    lines.push(
+      `  ${pad(key, 46)}${cell(median(values))}  ${cell(percentile(values, 90))}  ${cell(slow[key]!)}`,
+    )
+  }
+  return lines
+}
+
 const f1 = (n: number) => n.toFixed(1)
 const pad = (s: string, n: number) => s.padEnd(n)
 
 export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResult[]> {
-  const options = quick ? { warm: 1, rounds: 1, turns: 4 } : { warm: 6, rounds: 4, turns: 15 }
+  const options = quick ? { warm: 1, rounds: 1, turns: 4 } : { warm: 6, rounds: 5, turns: 20 }
   const resources = await benchResources(3, 'popagent-bench-latency-')
   const { databases, workspaceRoot, processes } = resources
   const [app, observability, theirs] = databases
@@ -462,37 +490,40 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       theirsTurns.push(...turns[1]!)
     }
 
-    // Where popagent's time goes, per turn, then the median of each part.
-    const parts: Record<string, number[]> = {}
+    // Where each side's time goes, turn by turn.
     // Which storage calls one turn makes before its model request, by name (the last turn's).
     const storageNames: Record<string, Record<string, number>> = {}
-    const note = (key: string, value: number) => (parts[key] ??= []).push(value)
+    const ourBreakdowns: Breakdown[] = []
     for (const t of ours) {
       const p = t.preparation
       if (!p || t.arrival === undefined) continue
-      note('edge hop (sent → chat driver began)', p.startedAt - t.sent)
+      const b: Breakdown = { 'edge hop (sent → chat driver began)': p.startedAt - t.sent }
       let at = p.startedAt
       for (const phase of PHASES) {
-        note(`preparation: ${phase}`, p.phases[phase] ?? 0)
+        b[`preparation: ${phase}`] = p.phases[phase] ?? 0
         at += p.phases[phase] ?? 0
       }
       const store = storageWithin(storageCalls.ours, at, t.arrival)
-      note('Mastra + memory until the model request', t.arrival - at)
-      note(`  of which memory storage calls in flight`, store.busyMs)
-      note(`  storage calls (count)`, store.count)
+      b['Mastra + memory until the model request'] = t.arrival - at
+      b['  of which memory storage calls in flight'] = store.busyMs
+      b['  storage calls (count)'] = store.count
+      b['model request → first text at the client'] = t.first - t.arrival
+      b[TOTAL] = t.first - t.sent
       storageNames.popagent = store.byName
-      note('model request → first text at the client', t.first - t.arrival)
-      note('total time to first text', t.first - t.sent)
+      ourBreakdowns.push(b)
     }
-    const theirParts: Record<string, number[]> = {}
+    const theirBreakdowns: Breakdown[] = []
     for (const t of theirsTurns) {
       if (t.arrival === undefined) continue
       const store = storageWithin(storageCalls.theirs, t.sent, t.arrival)
-      ;(theirParts['sent → model request'] ??= []).push(t.arrival - t.sent)
-      ;(theirParts['  of which memory storage calls in flight'] ??= []).push(store.busyMs)
-      ;(theirParts['  storage calls (count)'] ??= []).push(store.count)
+      theirBreakdowns.push({
+        'sent → model request': t.arrival - t.sent,
+        '  of which memory storage calls in flight': store.busyMs,
+        '  storage calls (count)': store.count,
+        'model request → first text at the client': t.first - t.arrival,
+        [TOTAL]: t.first - t.sent,
+      })
       storageNames.mastra = store.byName
-      ;(theirParts['model request → first text at the client'] ??= []).push(t.first - t.arrival)
     }
 
     // Prompt tokens of a first turn: one delegation to each specialist.
@@ -534,18 +565,8 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
         `gateway directly ${f1(floor.p50)}/${f1(floor.p90)} ms; added p50/p90 popagent ` +
         `${f1(oursAdded.p50)}/${f1(oursAdded.p90)} ms, Mastra ${f1(theirAdded.p50)}/${f1(theirAdded.p90)} ms`,
     )
-    console.log('popagent turn, median of each part (ms):')
-    for (const [key, values] of Object.entries(parts)) {
-      console.log(
-        `  ${pad(key, 46)} ${f1(median(values)).padStart(7)}   p90 ${f1(percentile(values, 90))}`,
-      )
-    }
-    console.log('Mastra server turn, median of each part (ms):')
-    for (const [key, values] of Object.entries(theirParts)) {
-      console.log(
-        `  ${pad(key, 46)} ${f1(median(values)).padStart(7)}   p90 ${f1(percentile(values, 90))}`,
-      )
-    }
+    for (const line of breakdownTable('popagent', ourBreakdowns)) console.log(line)
+    for (const line of breakdownTable('Mastra server', theirBreakdowns)) console.log(line)
     for (const [side, names] of Object.entries(storageNames)) {
       const list = Object.entries(names).map(([name, count]) => `${name} ×${count}`)
       console.log(`${side}'s storage calls before the model request: ${list.join(', ')}`)
