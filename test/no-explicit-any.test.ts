@@ -1,8 +1,7 @@
 /**
  * Tests read responses through the typed client, contract schemas or small typed helpers; a cast
  * to `any` there hides the very drift the test exists to catch (a route whose body left
- * `AppType`, a wire shape that changed). This keeps new ones out. The browser tests
- * (`ui-*.browser.test.ts`) are not converted yet and are skipped until they are.
+ * `AppType`, a wire shape that changed). This keeps new ones out, browser tests included.
  */
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
@@ -12,7 +11,6 @@ import { test } from 'node:test'
 import { stripComments } from '../scripts/import-zones.ts'
 
 const TEST_DIR = dirname(fileURLToPath(import.meta.url))
-const NOT_YET_CONVERTED = /^ui-.*\.browser\.test\.ts$/
 const CAST = /\bas\s+any\b/g
 
 /** `file:line` of every cast to `any` in code (comments do not count). */
@@ -25,8 +23,7 @@ async function testSources(dir: string): Promise<string[]> {
   const files: string[] = []
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
     const path = join(entry.parentPath, entry.name)
-    if (entry.isFile() && /\.tsx?$/.test(entry.name) && !NOT_YET_CONVERTED.test(entry.name))
-      files.push(path)
+    if (entry.isFile() && /\.tsx?$/.test(entry.name)) files.push(path)
   }
   return files
 }

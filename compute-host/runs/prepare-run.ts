@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
 import type { AgentFactory, RunAgents } from '../agents/factory.ts'
 import { createRunContext } from '../agents/run-context.ts'
@@ -240,7 +241,7 @@ async function repositoryOf(
       root: join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path)),
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     deps.log.warn('workspace directory unavailable for this run', {
       workspaceId,
       path: workspace.path,
@@ -271,7 +272,7 @@ async function briefFor(
     return { brief, text: formatRepoBrief(brief) }
   } catch (error) {
     deps.log.warn('repository brief failed; the run continues without it', {
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     })
     return undefined
   }
