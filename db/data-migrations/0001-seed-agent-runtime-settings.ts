@@ -34,6 +34,12 @@ export const seedAgentRuntimeSettings: DataMigration = {
         taskTimeoutMs: 30 * 60_000,
         taskAbortAckMs: 10_000,
         taskStaleAfterMs: 2 * 60 * 60_000,
+        budgetInputTokens: 2_000_000,
+        budgetOutputTokens: 200_000,
+        budgetToolCalls: 200,
+        budgetWallTimeMs: 30 * 60_000,
+        budgetDelegationDepth: 1,
+        loopRepeatLimit: 3,
       })
       .onConflictDoNothing()
   },

@@ -30,6 +30,13 @@ export const agentRuntimeSettings = pgTable(
     taskTimeoutMs: integer().notNull(),
     taskAbortAckMs: integer().notNull(),
     taskStaleAfterMs: integer().notNull(),
+    // Budgets of one chat turn or task tree (B1), and the loop breaker's repeat limit (B1).
+    budgetInputTokens: integer().notNull(),
+    budgetOutputTokens: integer().notNull(),
+    budgetToolCalls: integer().notNull(),
+    budgetWallTimeMs: integer().notNull(),
+    budgetDelegationDepth: integer().notNull(),
+    loopRepeatLimit: integer().notNull(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [

@@ -66,6 +66,10 @@ export const tasks = pgTable(
     finishedAt: time(),
     turnId: text(),
     traceId: text(),
+    /** Per-task budget overrides (B1), within the contract's bounds; null keeps the settings'. */
+    budget: jsonb().$type<Record<string, number>>(),
+    /** What this task's tree used so far: a remediation starts from its parent's. */
+    budgetUsed: jsonb().$type<Record<string, number>>(),
     ...timestamps,
   },
   (t) => [

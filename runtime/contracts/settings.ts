@@ -12,6 +12,23 @@ const EMPTY = { message: 'give at least one setting to change' }
 
 export const ModelSource = z.enum(MODEL_SOURCES)
 
+/**
+ * The limits of one chat turn or task tree (B1), each a hard ceiling counted across the
+ * supervisor and every specialist. A task may lower them for itself (`TaskBudget`), never raise
+ * them past these bounds.
+ */
+export const BudgetLimits = z.strictObject({
+  budgetInputTokens: z.number().int().min(1_000).max(1_000_000_000),
+  budgetOutputTokens: z.number().int().min(100).max(100_000_000),
+  budgetToolCalls: z.number().int().min(1).max(100_000),
+  budgetWallTimeMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 3_600_000),
+})
+export type BudgetLimits = z.infer<typeof BudgetLimits>
+
 export const AgentRuntimeSettingsPatch = z
   .strictObject({
     modelSource: ModelSource,
@@ -42,6 +59,11 @@ export const AgentRuntimeSettingsPatch = z
       .int()
       .min(60_000)
       .max(7 * 24 * 3_600_000),
+    ...BudgetLimits.shape,
+    // Specialists never delegate (the factory builds them without agents): depth 1 is the most
+    // there is; 0 runs the supervisor alone.
+    budgetDelegationDepth: z.number().int().min(0).max(1),
+    loopRepeatLimit: z.number().int().min(2).max(20),
   })
   .partial()
   .refine(nonEmpty, EMPTY)

@@ -73,6 +73,21 @@ export const AGENT_RUNTIME: Group<keyof AgentRuntimeSettingsPatch>[] = [
       { key: 'taskStaleAfterMs', label: 'Task stale after (ms)', type: 'number' },
     ],
   },
+  {
+    legend: 'Budgets of a turn or task tree',
+    fields: [
+      { key: 'budgetInputTokens', label: 'Input tokens', type: 'number' },
+      { key: 'budgetOutputTokens', label: 'Output tokens', type: 'number' },
+      { key: 'budgetToolCalls', label: 'Tool calls', type: 'number' },
+      { key: 'budgetWallTimeMs', label: 'Wall time (ms)', type: 'number' },
+      { key: 'budgetDelegationDepth', label: 'Delegation depth (0 or 1)', type: 'number' },
+      {
+        key: 'loopRepeatLimit',
+        label: 'Loop breaker: identical failing calls before the path stops',
+        type: 'number',
+      },
+    ],
+  },
 ]
 
 const RATIO_OR_TOKENS = 'A ratio in (0, 1] or a whole number of tokens ≥ 1000.'
