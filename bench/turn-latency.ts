@@ -51,7 +51,8 @@ const SCRIPT = new URL('./turn-latency-servers.ts', import.meta.url).pathname
 const LAST_WORD = REPLY.at(-1)!.trim()
 /** The first text delta: a `text-delta` chunk (ours and Mastra's), non-empty `content` (OpenAI's). */
 const FIRST_TEXT = /"type":"text-delta"|"content":"[^"]/
-const PHASES = ['driver', 'settings', 'workspace', 'brief', 'agents'] as const
+/** The preparation's phases as the host names them today; others it reports are shown too. */
+const PHASES = ['driver', 'settings', 'workspace', 'brief', 'agents']
 
 // The generated repository: packages × features × files, each file a few exports.
 const WORDS = [
@@ -109,8 +110,12 @@ export async function generateRepository(dir: string): Promise<number> {
 
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
 
-/** A different question every turn, about the generated code. */
-function question(n: number) {
+/**
+ * A different question every turn, about the generated code; BENCH_SAME_QUESTION=1 asks the same
+ * one every turn (what a brief cache keyed by the query serves).
+ */
+function question(turn: number) {
+  const n = process.env.BENCH_SAME_QUESTION === '1' ? 0 : turn
   const a = WORDS[n % WORDS.length]!
   const b = WORDS[Math.floor(n / WORDS.length) % WORDS.length]!
   return `How does the ${a} handling in ${b}-kit work, and where would I change its limit? (${n})`
@@ -470,7 +475,9 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       for (const id of await side.prepare(count)) out.push(await side.turn(id, n++))
       return out
     }
-    for (const side of sides) await run(side, options.warm)
+    // The very first popagent turn after the host started (cold caches) is shown on its own.
+    const warmTurns = await run(sides[0], options.warm)
+    for (const side of sides.slice(1)) await run(side, options.warm)
 
     // added[i]: per turn, time to first text minus the round's floor median.
     const added: number[][] = [[], []]
@@ -493,13 +500,14 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     // Where each side's time goes, turn by turn.
     // Which storage calls one turn makes before its model request, by name (the last turn's).
     const storageNames: Record<string, Record<string, number>> = {}
-    const ourBreakdowns: Breakdown[] = []
-    for (const t of ours) {
+    const ourBreakdown = (t: Turn): Breakdown | undefined => {
       const p = t.preparation
-      if (!p || t.arrival === undefined) continue
+      if (!p || t.arrival === undefined) return undefined
       const b: Breakdown = { 'edge hop (sent → chat driver began)': p.startedAt - t.sent }
       let at = p.startedAt
-      for (const phase of PHASES) {
+      // In the order the host timed them (laps, one after the other), known ones shown always.
+      const phases = [...new Set([...Object.keys(p.phases), ...PHASES])]
+      for (const phase of phases) {
         b[`preparation: ${phase}`] = p.phases[phase] ?? 0
         at += p.phases[phase] ?? 0
       }
@@ -510,8 +518,10 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       b['model request → first text at the client'] = t.first - t.arrival
       b[TOTAL] = t.first - t.sent
       storageNames.popagent = store.byName
-      ourBreakdowns.push(b)
+      return b
     }
+    const ourBreakdowns = ours.map(ourBreakdown).filter((b) => b !== undefined)
+    const firstTurn = ourBreakdown(warmTurns[0]!)
     const theirBreakdowns: Breakdown[] = []
     for (const t of theirsTurns) {
       if (t.arrival === undefined) continue
@@ -567,6 +577,14 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     )
     for (const line of breakdownTable('popagent', ourBreakdowns)) console.log(line)
     for (const line of breakdownTable('Mastra server', theirBreakdowns)) console.log(line)
+    if (firstTurn) {
+      const parts = Object.entries(firstTurn)
+        .filter(([key, ms]) => !key.includes('count') && ms >= 1)
+        .map(([key, ms]) => `${key.trim()} ${f1(ms)}`)
+      console.log(
+        `popagent's first turn after the host started (not measured above), ms: ${parts.join(', ')}`,
+      )
+    }
     for (const [side, names] of Object.entries(storageNames)) {
       const list = Object.entries(names).map(([name, count]) => `${name} ×${count}`)
       console.log(`${side}'s storage calls before the model request: ${list.join(', ')}`)
