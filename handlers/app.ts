@@ -3,6 +3,7 @@ import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from './env.ts'
 import { handleError, handleNotFound } from './error-handler.ts'
 import { createHostClient, type HostClient } from './host-client.ts'
+import type { RouteTable } from './openapi/operations.ts'
 import { allowedHosts } from './middleware/allowed-hosts.ts'
 import { apiKeyAuth } from './middleware/auth.ts'
 import { jsonBodyLimit } from './middleware/body-limit.ts'
@@ -14,6 +15,7 @@ import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
+import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
@@ -48,12 +50,18 @@ export const api = new Hono<AppEnv>()
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)
+  .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so
 // that a refused Host's answer carries them too.
 export const app = new Hono<AppEnv>()
   .use(requestId, securityHeaders, allowedHosts)
   .route('/api', api)
+
+// Hoisted, and typed so that `app`'s type does not depend on itself through the route above.
+function appRoutes(): RouteTable {
+  return app
+}
 
 app.onError(handleError)
 app.notFound(handleNotFound)

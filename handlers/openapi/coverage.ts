@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import type { Operation } from './operations.ts'
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * Body methods that take no body: the path names everything the action needs. Any other POST,
+ * PUT or PATCH without a `validate('json', …)` is reported, since the document could not say
+ * what to send. Keyed `METHOD path` in Hono's form; the OpenAPI test checks each still exists.
+ */
+export const BODYLESS: Record<string, string> = {
+  'POST /api/tasks/:id/cancel': 'cancels the task the path names; nothing else to say',
+}
+
+/**
+ * What the document cannot describe about one operation, from its `validate()` middlewares: a
+ * path parameter no schema checks, a body method with no body schema, a parameter schema whose
+ * keys are not the path's. Empty for a fully declared route. The OpenAPI test asserts that no
+ * route of the app has any, so a route added without its schemas fails it.
+ */
+export function undeclared(operation: Operation): string[] {
+  const { method, path, params, inputs } = operation
+  const problems: string[] = []
+  if (method === 'ALL') problems.push('answers every method; route one method at a time')
+  if (params.length && !inputs.param) problems.push(`path parameters ${params} have no schema`)
+  if (inputs.param) {
+    const keys = inputs.param instanceof z.ZodObject ? Object.keys(inputs.param.shape) : []
+    if (keys.sort().join() !== [...params].sort().join())
+      problems.push(`the param schema checks [${keys}], the path has [${params}]`)
+  }
+  if (BODY_METHODS.has(method) && !inputs.json && !inputs.form && !BODYLESS[`${method} ${path}`])
+    problems.push('a body method without a json schema (or an entry in BODYLESS)')
+  return problems
+}
