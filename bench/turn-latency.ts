@@ -31,6 +31,10 @@
  * requests, each agent's first model request split into system text (instructions, brief, other
  * system messages such as memory's), tool definitions (their JSON) and the other messages,
  * estimated as characters / 4. The plain Mastra agent's request is given for comparison.
+ *
+ * BENCH_CPU_PROF=<dir> writes V8 CPU profiles of the host, the edge and Mastra's server over the
+ * measured turns; BENCH_PROMPTS=<file> the recorded requests of the first-turn prompt;
+ * BENCH_SAME_QUESTION=1 asks the same question every turn.
  */
 import { execFile } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -479,6 +483,12 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     const warmTurns = await run(sides[0], options.warm)
     for (const side of sides.slice(1)) await run(side, options.warm)
 
+    // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the servers over the measured turns.
+    const profile = process.env.BENCH_CPU_PROF
+    const profiled: Record<string, ServerProcess> = profile ? { host, edge, mastra } : {}
+    for (const [name, p] of Object.entries(profiled)) {
+      await p.ask(`profile ${join(profile!, `turn-latency-${name}.cpuprofile`)}`)
+    }
     // added[i]: per turn, time to first text minus the round's floor median.
     const added: number[][] = [[], []]
     const ttft: number[][] = [[], [], []]
@@ -496,6 +506,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       ours.push(...turns[0]!)
       theirsTurns.push(...turns[1]!)
     }
+    for (const p of Object.values(profiled)) await p.ask('profiled')
 
     // Where each side's time goes, turn by turn.
     // Which storage calls one turn makes before its model request, by name (the last turn's).
