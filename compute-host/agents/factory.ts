@@ -54,8 +54,8 @@ export type BuildOptions = {
   memory?: MastraMemory
   /** Tool hooks per agent, for example to stream each call as activity. */
   toolHooks?: (agent: { id: string; name: string }) => ToolHooks
-  /** Default execution options of every specialist (step handling). */
-  specialistOptions?: AgentExecutionOptions<undefined>
+  /** Default execution options of each specialist (step handling, budget), by its id. */
+  specialistOptions?: (agentId: string) => AgentExecutionOptions<undefined>
   /** The run's repository (canonical absolute path); without it no workspace tool is offered. */
   workspaceRoot?: string
   /** Why the run has no repository, told to the model by each workspace tool it cannot have. */
@@ -199,7 +199,7 @@ export function createAgentFactory(factoryOptions: {
         specialists[row.id] = withLogger(
           new Agent({
             ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run),
-            ...(options.specialistOptions && { defaultOptions: options.specialistOptions }),
+            ...(options.specialistOptions && { defaultOptions: options.specialistOptions(row.id) }),
           }),
         )
       }

@@ -3,6 +3,7 @@ import type { RunEvent } from './run-events.ts'
 
 const SUMMARY_CHARS = 2_000
 const BRIEF_ITEM = 'act_repo_brief'
+const GUARD_NAMES = { budget: 'budget', loop: 'loop breaker', delegation: 'delegation limit' }
 
 export type ActivityPart = { type: typeof ACTIVITY_PART; id: string; data: AgentActivity }
 
@@ -19,7 +20,7 @@ export function createActivityLog(options: {
 }) {
   const now = options.now ?? Date.now
   const items = new Map<string, { data: AgentActivity; started: number }>()
-  let counter = 0
+  let guards = 0
 
   const summary = (value: unknown) => {
     if (value === undefined) return undefined
@@ -84,6 +85,17 @@ export function createActivityLog(options: {
         case 'tool-end':
         case 'delegation-end':
           return this.finish(event.callId, { output: event.output, error: event.error })
+        case 'guard': {
+          const id = `act_guard_${++guards}`
+          this.start(id, {
+            kind: 'guard',
+            agentId: event.agentId,
+            agentName: event.agentName,
+            tool: GUARD_NAMES[event.guard],
+            input: event.tool,
+          })
+          return this.finish(id, { error: event.message })
+        }
         case 'brief':
           this.start(BRIEF_ITEM, {
             kind: 'tool',

@@ -45,6 +45,7 @@ export async function startChatTurn(
   let emit = (part: ActivityPart & { transient: true }) => {
     early.push(part)
   }
+  let writeMetadata = () => {}
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
   const run = await prepareRun(deps, {
     run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
@@ -53,7 +54,13 @@ export async function startChatTurn(
     query: textOf(request.message),
     model: request.model,
     usage,
-    observers: [(event) => activity.observe(event)],
+    observers: [
+      (event) => activity.observe(event),
+      // The budget used so far reaches the client after every step and every guard stop.
+      (event) => {
+        if (event.type === 'step' || event.type === 'guard') writeMetadata()
+      },
+    ],
     signal,
   })
   const { route } = run
@@ -62,6 +69,7 @@ export async function startChatTurn(
     traceId,
     model: route,
     usage: usage.snapshot(),
+    budget: run.budget.snapshot(),
     ...extra,
   })
 
@@ -76,6 +84,7 @@ export async function startChatTurn(
     generateId: () => createId('message'),
     execute: async ({ writer }) => {
       emit = (part) => writer.write(part as never)
+      writeMetadata = () => writer.write({ type: 'message-metadata', messageMetadata: metadata() })
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })
       for (const part of early.splice(0)) writer.write({ ...part, transient: true } as never)
       const output = await run.team.supervisor.stream(

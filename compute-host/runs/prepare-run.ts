@@ -13,8 +13,10 @@ import { MEMORY_RESOURCE_ID, type ThreadMemory } from '../memory/thread-memory.t
 import { buildRepoBrief, formatRepoBrief } from '../repo-brief/brief.ts'
 import type { RepoBrief } from '../repo-brief/brief.ts'
 import { PathNotDirectory, resolveInside } from '../workspaces/containment.ts'
+import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
 import { delegationConfig, STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
+import { guardHooks } from './guard-hooks.ts'
 import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
 import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
 import type { UsageMeter } from './usage.ts'
@@ -40,6 +42,8 @@ export type PreparedRun = {
   settings: AgentRuntimeSettings
   preflight?: { brief: RepoBrief; text: string }
   events: RunEvents
+  /** What the run may still spend (B1), counted across all its agents. */
+  budget: RunBudget
   /** The supervisor's execution options for this run. */
   options(run: { thread: string; signal: AbortSignal }): ReturnType<typeof supervisorOptions>
   /** Reports the run's end to every observer and releases its agents; later calls do nothing. */
@@ -65,8 +69,10 @@ export async function prepareRun(
     usage: UsageMeter
     /** The driver's own observers, heard before the host's (the chat's activity stream). */
     observers?: readonly RunObserver[]
-    /** Tool hooks run before the event hook, in order (hooks and budgets will be here). */
+    /** Tool hooks run after the guards and before the event hook, in order (hooks go here). */
     toolHooks?: readonly AgentToolHooks[]
+    /** A task's own lower limits, and what its tree already used. */
+    budget?: { overrides?: Record<string, number> | null; used?: Partial<BudgetUsed> | null }
     /** When the driver began (epoch ms), if before preparation: its own checks count too. */
     startedAt?: number
     /** Whether this run preflights a repository brief. */
@@ -94,17 +100,25 @@ export async function prepareRun(
   clock.lap('brief')
   const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
   const events = createRunEvents([...(input.observers ?? []), ...deps.observers], deps.log)
+  const budget = createRunBudget(limitsFrom(settings, input.budget?.overrides), {
+    used: input.budget?.used ?? null,
+  })
+  const budgetEnded = () => budget.endedMessage()
+  const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
   const team = await deps.agents.build({
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
     ...(preflight && preflight.brief.readyForImplementation && { withheld: ['researcher'] }),
     memory: deps.memory.forSettings(memorySettings),
-    toolHooks: composeToolHooks([...(input.toolHooks ?? []), toolCallEvents(events, run)]),
-    specialistOptions: {
+    toolHooks: composeToolHooks([guards, ...(input.toolHooks ?? []), toolCallEvents(events, run)]),
+    specialistOptions: (agentId) => ({
       prepareStep: reserveFinalStep(
         (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
         () => settings.finalResponseFeedback,
+        budgetEnded,
       ),
-    },
+      onStepFinish: (step: { usage?: StepUsage }) => budget.stepFinished(agentId, step.usage),
+      stopWhen: () => budget.answeredAfterEnd(agentId),
+    }),
   })
   clock.lap('agents')
   for (const missing of team.unavailableTools) {
@@ -127,6 +141,7 @@ export async function prepareRun(
     route,
     settings,
     events,
+    budget,
     ...(preflight && { preflight }),
     end: async (status, error) => {
       if (ended) return
@@ -139,6 +154,7 @@ export async function prepareRun(
         ...input,
         run,
         events,
+        budget,
         supervisor,
         settings,
         route,
@@ -165,12 +181,15 @@ function phaseClock(startedAt = Date.now()) {
   }
 }
 
+type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
+
 // The loop's step result type is not exported; take it from the execution options.
 type SupervisorStep = Parameters<NonNullable<AgentExecutionOptions['onStepFinish']>>[0]
 
 function supervisorOptions(run: {
   run: RunRef
   events: RunEvents
+  budget: RunBudget
   supervisor: { agentId: string; agentName: string }
   settings: AgentRuntimeSettings
   route: string
@@ -181,7 +200,8 @@ function supervisorOptions(run: {
   thread: string
   signal: AbortSignal
 }) {
-  const { settings, events } = run
+  const { settings, events, budget } = run
+  const supervisorId = run.supervisor.agentId
   let step = 0
   return {
     memory: { thread: run.thread, resource: MEMORY_RESOURCE_ID },
@@ -198,7 +218,10 @@ function supervisorOptions(run: {
     prepareStep: reserveFinalStep(
       () => settings.supervisorMaxSteps,
       () => settings.finalResponseFeedback,
+      () => budget.endedMessage(),
     ),
+    // A model that asks for tools on its answering step anyway still stops there.
+    stopWhen: () => budget.answeredAfterEnd(supervisorId),
     toolCallConcurrency: { limit: settings.toolCallConcurrency, strategy: 'called' as const },
     maxProcessorRetries: settings.processorRetries,
     delegation: delegationConfig({
@@ -209,6 +232,7 @@ function supervisorOptions(run: {
       agents: run.agents,
     }),
     onStepFinish: (result: SupervisorStep) => {
+      budget.stepFinished(supervisorId, (result as { usage?: StepUsage }).usage)
       events.emit({
         type: 'step',
         run: run.run,

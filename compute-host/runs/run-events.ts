@@ -59,6 +59,14 @@ export type RunEvent =
       text: string
       toolCalls: Array<{ tool: string; arguments: unknown }>
     } & RunAgent)
+  /** A guard stopped a call: the budget ended, a loop was broken, or delegation is off. */
+  | ({
+      type: 'guard'
+      run: RunRef
+      guard: 'budget' | 'loop' | 'delegation'
+      tool: string
+      message: string
+    } & RunAgent)
   | {
       type: 'run-end'
       run: RunRef

@@ -49,7 +49,8 @@ export type ChatRequest = z.infer<typeof ChatRequest>
 
 /** What the supervisor or a specialist is doing, shown beside the reply. */
 export const AgentActivity = z.object({
-  kind: z.enum(['delegation', 'tool']),
+  /** `guard`: a budget or loop-breaker stop, with `tool` naming which and `error` why. */
+  kind: z.enum(['delegation', 'tool', 'guard']),
   agentId: z.string(),
   agentName: z.string(),
   /** The tool, for `tool` activity. */
@@ -74,6 +75,21 @@ export const ModelUsage = z.object({
 })
 
 /** Metadata on every assistant message a turn produces. */
+const BudgetNumbers = {
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  toolCalls: z.number(),
+  wallTimeMs: z.number(),
+}
+
+/** A run's budget (B1): what it used, its limits, and the limit that ended it, if one did. */
+export const BudgetReport = z.object({
+  used: z.object(BudgetNumbers),
+  limits: z.object({ ...BudgetNumbers, delegationDepth: z.number() }),
+  exhausted: z.enum(['inputTokens', 'outputTokens', 'toolCalls', 'wallTimeMs']).optional(),
+})
+export type BudgetReport = z.infer<typeof BudgetReport>
+
 export const AssistantMetadata = z.object({
   turnId: z.string(),
   traceId: z.string(),
@@ -83,5 +99,7 @@ export const AssistantMetadata = z.object({
   error: z.string().optional(),
   /** The session revision this turn was saved as; only on the final chunk of a saved turn, absent when it was aborted or failed. */
   savedRevision: z.number().int().optional(),
+  /** The turn's budget as it stands; `exhausted` marks an answer cut short by it. */
+  budget: BudgetReport.optional(),
 })
 export type AssistantMetadata = z.infer<typeof AssistantMetadata>

@@ -1,0 +1,142 @@
+/**
+ * Guard rails of a run (B1): a scripted endless tool loop stops at the tool-call budget or the
+ * token budget with one tool-free answering step; a call that keeps failing the same way is not
+ * run again past the loop limit; the same delegation is not repeated past it. Real stack,
+ * scripted gateway; what ran is counted from the run events.
+ */
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, test } from 'node:test'
+import type { RunEvent } from '../compute-host/runs/run-events.ts'
+import { AssistantMetadata } from '../runtime/contracts/chat.ts'
+import type { AgentRuntimeSettingsPatch } from '../runtime/contracts/settings.ts'
+import { markRoles, messagesOf, postChat, roleOf } from './support/chat.ts'
+import type { RecordedRequest } from './support/scripted-gateway.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
+import { readUiStream } from './support/ui-stream.ts'
+
+let stack: TestStack
+let url: string
+let events: RunEvent[] = []
+
+before(async () => {
+  stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+  url = await stack.listen()
+  await markRoles(stack, ['orchistrator', 'researcher'])
+  stack.host.resources.observers.addRunObserver((event) => void events.push(event))
+})
+after(() => stack.stop())
+beforeEach(() => {
+  events = []
+})
+
+async function settings(patch: AgentRuntimeSettingsPatch) {
+  const api = typedClient(stack.edge()).api
+  await okJson(await api.settings['agent-runtime'].$patch({ json: patch }), 200)
+}
+
+/** One chat turn; its streamed text, final metadata and the events of its run. */
+async function turn(text = 'go') {
+  const api = typedClient(stack.edge()).api
+  const sessionId = (await okJson(await api.sessions.$post({ json: {} }))).id
+  const chunks = await readUiStream(await postChat(url, { sessionId, model: 'remote/a', text }))
+  const metadata = AssistantMetadata.parse(
+    chunks.filter((c) => c.type === 'message-metadata').at(-1)?.messageMetadata,
+  )
+  const answer = chunks
+    .filter((c) => c.type === 'text-delta')
+    .map((c) => c.delta)
+    .join('')
+  const session = await okJson(await api.sessions[':id'].$get({ param: { id: sessionId } }), 200)
+  return { metadata, answer, session, events: [...events] }
+}
+
+// The answering step is sent without tools (tool choice `none`).
+const toolsOffered = (r: RecordedRequest) => (r.body?.tools ?? []).length > 0
+const count = (list: RunEvent[], type: RunEvent['type'], tool?: string) =>
+  list.filter((e) => e.type === type && (!tool || ('tool' in e && e.tool === tool))).length
+
+test('an endless tool loop stops at the tool-call budget, and the model answers without tools', async () => {
+  await settings({ budgetToolCalls: 4, loopRepeatLimit: 20, supervisorMaxSteps: 100 })
+  let n = 0
+  stack.gateway.respondWith((r) =>
+    toolsOffered(r)
+      ? { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }] }
+      : { text: 'stopped by the budget' },
+  )
+  const { metadata, answer, session, events } = await turn()
+  assert.equal(count(events, 'tool-start'), 4, 'exactly the budget of tool calls ran')
+  assert.equal(metadata.budget?.exhausted, 'toolCalls')
+  assert.equal(metadata.budget?.used.toolCalls, 4)
+  assert.equal(answer, 'stopped by the budget')
+  const saved = AssistantMetadata.parse(session.messages.at(-1)?.metadata)
+  assert.equal(saved.budget?.exhausted, 'toolCalls', 'the session keeps the budget marker')
+})
+
+test('a model that asks for tools on its answering step anyway still stops there', async () => {
+  await settings({ budgetToolCalls: 3, loopRepeatLimit: 20, supervisorMaxSteps: 100 })
+  let n = 0
+  stack.gateway.respondWith(() => ({
+    toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }],
+  }))
+  const before = stack.gateway.requests.length
+  const { metadata, events } = await turn()
+  assert.equal(count(events, 'tool-start'), 3)
+  assert.equal(metadata.budget?.exhausted, 'toolCalls')
+  // Three tool steps, then one answering step: no endless run.
+  assert.ok(stack.gateway.requests.length - before <= 5, 'the run kept calling the model')
+})
+
+test('an endless loop stops at the token budget within 5 %', async () => {
+  await settings({
+    budgetToolCalls: 10_000,
+    budgetInputTokens: 20_000,
+    loopRepeatLimit: 20,
+    supervisorMaxSteps: 200,
+  })
+  let n = 0
+  stack.gateway.respondWith((r) =>
+    toolsOffered(r)
+      ? {
+          toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }],
+          usage: { promptTokens: 500, completionTokens: 10 },
+        }
+      : { text: 'done', usage: { promptTokens: 500, completionTokens: 5 } },
+  )
+  const { metadata, answer } = await turn()
+  assert.equal(metadata.budget?.exhausted, 'inputTokens')
+  const used = metadata.budget!.used.inputTokens
+  assert.ok(used >= 20_000 && used <= 21_000, `input tokens used ${used}`)
+  assert.equal(answer, 'done')
+})
+
+test('a call failing the same way is not run again past the loop limit', async () => {
+  await settings({ budgetToolCalls: 50, budgetInputTokens: 2_000_000, loopRepeatLimit: 3 })
+  stack.gateway.respondWith((r) => {
+    const refused = JSON.stringify(messagesOf(r)).includes('will not be run again')
+    return refused
+      ? { text: 'gave up on that call' }
+      : { toolCalls: [{ name: 'web-search', arguments: { query: 'the same thing' } }] }
+  })
+  const { answer, events } = await turn()
+  assert.equal(count(events, 'tool-start', 'web-search'), 3, 'the failing call ran three times')
+  const guards = events.filter((e) => e.type === 'guard')
+  assert.equal(guards.length, 1)
+  assert.equal(guards[0]?.type === 'guard' && guards[0].guard, 'loop')
+  assert.equal(answer, 'gave up on that call')
+})
+
+test('the same delegation is not repeated past the loop limit', async () => {
+  await settings({ budgetToolCalls: 50, loopRepeatLimit: 3 })
+  stack.gateway.respondWith((r) => {
+    if (roleOf(r) === 'researcher') return { text: 'nothing new' }
+    const refused = JSON.stringify(messagesOf(r)).includes('will not be made again')
+    return refused
+      ? { text: 'stopped delegating' }
+      : { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'look again' } }] }
+  })
+  const { answer, events } = await turn()
+  assert.equal(count(events, 'delegation-start'), 3)
+  assert.equal(count(events, 'guard'), 1)
+  assert.equal(answer, 'stopped delegating')
+})
