@@ -8,7 +8,8 @@ export const STEP_CEILING_KEY = 'popagent.stepCeiling'
 /**
  * How the supervisor delegates, all from the run's settings snapshot:
  * - a specialist's step ceiling can be lowered by the supervisor but never raised;
- * - the specialist sees at most the newest N parent messages within a character budget;
+ * - the specialist sees at most the newest N parent messages within a character budget, and none
+ *   of the supervisor's system messages;
  * - only the specialist's text returns to the supervisor (Mastra's default keeps nested tool
  *   payloads out), truncated to the configured length with the configured marker;
  * - a failed delegation returns the configured failure text, never a stack or raw payload.
@@ -41,8 +42,10 @@ export function delegationConfig(options: {
       return { proceed: true, modifiedMaxSteps: ceiling }
     },
     messageFilter({ messages }) {
+      // The supervisor's own system messages (its instructions, skills, the brief) are not the
+      // specialist's: it has its own, and would otherwise read that it is the orchestrator.
       return sliceContext(
-        messages,
+        messages.filter((m) => m.role !== 'system'),
         settings.delegationContextMaxMessages,
         settings.delegationContextMaxChars,
       )
