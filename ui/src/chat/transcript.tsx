@@ -130,6 +130,13 @@ function MessageView(props: {
       <Show when={meta()?.aborted}>
         <p class="muted stopped">Stopped before the reply finished.</p>
       </Show>
+      <Show when={meta()?.budget?.exhausted}>
+        {(kind) => (
+          <p class="muted stopped" role="status">
+            The turn's budget ended ({BUDGET_NAMES[kind()]}): this answer is what it allowed.
+          </p>
+        )}
+      </Show>
       <Show when={usageOf(meta()).length > 0}>
         <p class="usage">
           Tokens{' '}
@@ -146,6 +153,13 @@ function MessageView(props: {
     </article>
   )
 }
+
+const BUDGET_NAMES = {
+  inputTokens: 'input tokens',
+  outputTokens: 'output tokens',
+  toolCalls: 'tool calls',
+  wallTimeMs: 'wall time',
+} as const
 
 /** Who worked on the reply: each delegation and tool call with its status and result or error. */
 function ActivityList(props: { items: ActivityPart[] }) {
