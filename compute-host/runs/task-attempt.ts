@@ -1,3 +1,4 @@
+import * as Tasks from '../../runtime/tasks/index.ts'
 import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
 import { TaskFailure } from '../tasks/failure-policy.ts'
 import { createActivityLog } from './activity.ts'
@@ -25,6 +26,8 @@ const STEP_TEXT_CHARS = 4_000
 export function createTaskAttempts(deps: RunDeps): TaskExecutor {
   return async (task, context) => {
     const usage = createUsageMeter()
+    // Steps are recorded with the budget used so far (the task page shows it as the run goes).
+    let budgetNow = (): unknown => undefined
     const run = await prepareRun(deps, {
       run: {
         kind: 'task',
@@ -38,9 +41,11 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
       query: task.prompt,
       model: task.model,
       usage,
-      observers: [transcriptOf(context, deps.redact)],
+      observers: [transcriptOf(context, deps.redact, () => budgetNow())],
       signal: context.signal,
+      budget: { overrides: task.budget, used: task.budgetUsed },
     })
+    budgetNow = () => run.budget.snapshot()
     // An error Mastra reports only through the callback (a memory processor that met a restarting
     // database, a step that failed mid-stream): the stream then ends with no text and no `error`,
     // and the attempt must fail with this error, classified, rather than as an unexplained
@@ -67,6 +72,12 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
       }
       usage.add(run.route, await output.totalUsage)
       void context.record({ kind: 'usage', byModel: usage.snapshot() })
+      const budget = run.budget.snapshot()
+      if (budget.exhausted) {
+        // The answer the budget allowed stays in the transcript; the task itself failed.
+        void context.record({ kind: 'budget', ...budget, answer: text.slice(0, STEP_TEXT_CHARS) })
+        throw new TaskFailure('budget-exhausted', run.budget.endedMessage() ?? 'the budget ended')
+      }
       await run.end('completed')
       return { result: text }
     } catch (error) {
@@ -76,6 +87,12 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
         aborted ? undefined : describeRunError(error, deps.redact),
       )
       throw error
+    } finally {
+      // The tree's running total, whatever the outcome: the next attempt or a remediation goes on
+      // from here.
+      await Tasks.recordBudgetUsed(deps.db, task.id, run.budget.snapshot().used).catch((error) =>
+        deps.log.warn('could not record the task budget used', { taskId: task.id, error }),
+      )
     }
   }
 }
@@ -86,7 +103,11 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
  * (arguments, result or error, status), and the preflight brief; all redacted by the runner
  * before they are stored.
  */
-function transcriptOf(context: AttemptContext, redact: (text: string) => string): RunObserver {
+function transcriptOf(
+  context: AttemptContext,
+  redact: (text: string) => string,
+  budget: () => unknown = () => undefined,
+): RunObserver {
   const activity = createActivityLog({
     emit: (part) => {
       if (part.data.status === 'running') return
@@ -101,6 +122,7 @@ function transcriptOf(context: AttemptContext, redact: (text: string) => string)
       case 'step':
         return void context.record({
           kind: 'step',
+          budget: budget(),
           agentId: event.agentId,
           agentName: event.agentName,
           step: event.step,

@@ -27,6 +27,8 @@ export const ERROR_CLASSES = [
   'infrastructure',
   'interrupted',
   'hook-denied',
+  // The task tree's budget (B1) ended: more attempts would only spend more of what is gone.
+  'budget-exhausted',
   'cancelled',
   'validation',
   'permission',

@@ -29,8 +29,8 @@ export function backoffDelay(attemptCount: number, backoff: Backoff): number {
  * again after a capped exponential backoff, and its attempt ceiling moves up by one when this
  * attempt reached it, so an outage never turns into a dead-letter that needs an operator. A
  * permanent failure fails the task (user work is not replayed once something is really wrong
- * with it), except a remediation, which retries every failure until it completes. Cancellation
- * always wins.
+ * with it), except a remediation, which retries every failure until it completes, unless the
+ * tree's budget has ended. Cancellation always wins.
  */
 export function decide(
   task: Pick<TaskRow, 'source' | 'kind' | 'attemptCount' | 'maxAttempts'>,
@@ -39,6 +39,8 @@ export function decide(
   backoff: Backoff = DEFAULT_BACKOFF,
 ): Decision {
   if (errorClass === 'cancelled') return { state: 'cancelled' }
+  // The tree's budget is shared: a remediation out of budget ends too, never retried.
+  if (errorClass === 'budget-exhausted') return { state: 'failed' }
   if (task.kind !== 'remediation' && !isTransient(errorClass)) return { state: 'failed' }
   return {
     state: 'queued',

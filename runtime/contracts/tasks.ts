@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BudgetLimits } from './settings.ts'
 import { Line, MAX_PROMPT_CHARS, ModelId, Prompt, Title } from './fields.ts'
 import { TASK_KINDS, TASK_SOURCES, TASK_STATES } from '../../db/task-enums.ts'
 import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
@@ -17,6 +18,20 @@ export const TaskWaiting = z.object({
   nextAttemptAt: z.string(),
 })
 export type TaskWaiting = z.infer<typeof TaskWaiting>
+
+/**
+ * A task's own budget (B1): any of the settings' limits, within the same bounds. A task can
+ * only lower a limit; a value above the settings' is held to the settings'.
+ */
+export const TaskBudget = BudgetLimits.partial()
+export type TaskBudget = z.infer<typeof TaskBudget>
+
+export const BudgetUsed = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  toolCalls: z.number(),
+  wallTimeMs: z.number(),
+})
 
 /** A background task as the API shows it. */
 export const Task = z.object({
@@ -46,6 +61,10 @@ export const Task = z.object({
   finishedAt: z.string().nullable(),
   turnId: z.string().nullable(),
   traceId: z.string().nullable(),
+  /** This task's own lower budget limits (B1); the settings' apply to the rest. */
+  budget: TaskBudget.nullable(),
+  /** What this task's tree (the task, its delegations, its remediation) used so far. */
+  budgetUsed: BudgetUsed.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -71,6 +90,7 @@ export const CreateTaskInput = z.strictObject({
   model: ModelId.optional(),
   sessionId: SessionId.optional(),
   maxAttempts: z.number().int().min(1).max(10).optional(),
+  budget: TaskBudget.optional(),
 })
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>
 

@@ -55,6 +55,8 @@ export function toTask(row: TaskRow): Task {
     finishedAt: iso(row.finishedAt),
     turnId: row.turnId,
     traceId: row.traceId,
+    budget: row.budget,
+    budgetUsed: budgetUsedOf(row.budgetUsed),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
@@ -76,6 +78,10 @@ export type NewTask = {
   parentTaskId?: string | null
   maxAttempts?: number
   nextAttemptAt?: Date
+  /** Lower budget limits for this task (B1); null keeps the settings'. */
+  budget?: Record<string, number> | null
+  /** What the task's tree used before it (a remediation's parent). */
+  budgetUsed?: Record<string, number> | null
 }
 
 /**
@@ -114,8 +120,31 @@ export async function create(db: Db, input: CreateTaskInput): Promise<Task> {
     model: input.model ?? null,
     sessionId: input.sessionId ?? null,
     ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
+    ...(input.budget && { budget: input.budget }),
   })
   return toTask(row)
+}
+
+function budgetUsedOf(value: Record<string, number> | null): Task['budgetUsed'] {
+  if (!value) return null
+  return {
+    inputTokens: value.inputTokens ?? 0,
+    outputTokens: value.outputTokens ?? 0,
+    toolCalls: value.toolCalls ?? 0,
+    wallTimeMs: value.wallTimeMs ?? 0,
+  }
+}
+
+/**
+ * Stores what the task's tree has used after an attempt; a remediation starts from its parent's
+ * figure, so the tree shares one budget.
+ */
+export async function recordBudgetUsed(
+  db: Db,
+  id: string,
+  used: NonNullable<Task['budgetUsed']>,
+): Promise<void> {
+  await db.update(tasks).set({ budgetUsed: used }).where(eq(tasks.id, id))
 }
 
 export function titleOf(prompt: string): string {

@@ -6,8 +6,12 @@ import { enqueue, type TaskRow } from '../../../runtime/tasks/index.ts'
 import { remediationPrompt } from '../remediation-prompt.ts'
 import { transcriptEvidence } from './transcript-evidence.ts'
 
-/** A row that ended without success for good: it gets a remediation. */
+/**
+ * A row that ended without success for good: it gets a remediation, unless its tree's budget
+ * ended (a remediation shares that budget, so it could not do anything).
+ */
 export function isPermanentFailure(row: TaskRow): boolean {
+  if (row.lastErrorClass === 'budget-exhausted') return false
   return row.state === 'failed' || row.state === 'dead-letter'
 }
 
@@ -33,6 +37,9 @@ export async function enqueueRemediation(db: Db, parent: TaskRow): Promise<void>
         title: `Remediate: ${parent.title}`.slice(0, 200),
         prompt: remediationPrompt(parent, await transcriptEvidence(savepoint, parent.id)),
         model: null,
+        // One budget for the tree: the remediation starts from what its parent used.
+        budget: parent.budget,
+        budgetUsed: parent.budgetUsed,
         // A starting ceiling only: a remediation retries every failure, moving it up one by one.
         maxAttempts: 1,
       })

@@ -1,6 +1,7 @@
 import { A, useNavigate, useParams } from '@solidjs/router'
 import { createSignal, For, Match, Show, Switch } from 'solid-js'
 import type { TaskActivityRecord, TaskState } from '../../../runtime/contracts/tasks.ts'
+import type { BudgetReport } from '../../../runtime/contracts/chat.ts'
 import {
   CANCELLABLE_TASK_STATES,
   LIVE_TASK_STATES,
@@ -253,6 +254,26 @@ const num = (r: Record<string, unknown>, key: string) =>
 const shown = (value: unknown): string =>
   typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? '')
 
+/** The budget used so far, as a step or the budget's end recorded it. */
+function BudgetLine(props: { record: Record<string, unknown> }) {
+  const budget = () => {
+    const b = props.record.budget ?? (props.record.used ? props.record : undefined)
+    return b && typeof b === 'object' ? (b as Partial<BudgetReport>) : undefined
+  }
+  return (
+    <Show when={budget()?.used}>
+      {(used) => (
+        <p class="muted">
+          budget used: {used().inputTokens} / {budget()?.limits?.inputTokens} input tokens ·{' '}
+          {used().outputTokens} / {budget()?.limits?.outputTokens} output tokens ·{' '}
+          {used().toolCalls} / {budget()?.limits?.toolCalls} tool calls
+          <Show when={budget()?.exhausted}>{(k) => <strong> · ended by {k()}</strong>}</Show>
+        </p>
+      )}
+    </Show>
+  )
+}
+
 function ActivityItem(props: { item: TaskActivityRecord }) {
   const r = () => props.item.record
   const kind = () => text(r(), 'kind') ?? 'record'
@@ -272,6 +293,8 @@ function ActivityItem(props: { item: TaskActivityRecord }) {
             <Match when={kind() === 'delegation'}>Delegated to {text(r(), 'agentName')}</Match>
             <Match when={kind() === 'repo-brief'}>Repository brief</Match>
             <Match when={kind() === 'usage'}>Token usage</Match>
+            <Match when={kind() === 'guard'}>Stopped by the {text(r(), 'tool')}</Match>
+            <Match when={kind() === 'budget'}>Budget ended</Match>
           </Switch>
         </strong>
         <Show when={kind() !== 'delegation' && text(r(), 'agentName')}>
@@ -290,6 +313,7 @@ function ActivityItem(props: { item: TaskActivityRecord }) {
       </div>
       <Switch>
         <Match when={kind() === 'step'}>
+          <BudgetLine record={r()} />
           <Show when={text(r(), 'text')}>{(t) => <pre class="box">{t()}</pre>}</Show>
           <Show when={calls().length > 0}>
             <ul class="calls">
@@ -304,7 +328,11 @@ function ActivityItem(props: { item: TaskActivityRecord }) {
             </ul>
           </Show>
         </Match>
-        <Match when={kind() === 'tool' || kind() === 'delegation'}>
+        <Match when={kind() === 'budget'}>
+          <BudgetLine record={r()} />
+          <Show when={text(r(), 'answer')}>{(t) => <pre class="box">{t()}</pre>}</Show>
+        </Match>
+        <Match when={kind() === 'tool' || kind() === 'delegation' || kind() === 'guard'}>
           <Show when={r().input !== undefined}>
             <details>
               <summary>Input</summary>
