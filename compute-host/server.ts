@@ -17,6 +17,7 @@ import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
 import { runDeps } from './runs/run-deps.ts'
+import { describeTurn, undoTurn } from './undo/turn-undo.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 
@@ -67,6 +68,8 @@ export function createHostApp($: HostResources, token: string) {
     // croner lives here, so the edge asks the host to check every cron expression it stores.
     cronPreview: ({ cron }) => previewCron(cron),
     cronTimezone: () => ({ timezone: serverTimezone() }),
+    turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
+    undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

@@ -20,6 +20,7 @@ import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { tasks } from './routes/tasks.ts'
+import { turns } from './routes/turns.ts'
 
 /**
  * The edge: one stateless Hono app, shared by the Node entry and the Workers entry. Those entries
@@ -47,6 +48,7 @@ export const api = new Hono<AppEnv>()
   .route('/chat', chat)
   .route('/workspaces', workspaces)
   .route('/sessions', sessions)
+  .route('/sessions', turns)
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)

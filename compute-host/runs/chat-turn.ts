@@ -11,6 +11,7 @@ import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
 import { createUsageMeter } from './usage.ts'
+import { turnUndoRecorder } from '../undo/turn-recorder.ts'
 
 const TITLE_CHARS = 60
 
@@ -47,6 +48,12 @@ export async function startChatTurn(
   }
   let writeMetadata = () => {}
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
+  // Per-turn undo (B3): the working tree is snapshotted before the turn's first write.
+  const undo = turnUndoRecorder(deps, {
+    turnId,
+    sessionId: session.id,
+    workspaceId: session.workspaceId,
+  })
   const run = await prepareRun(deps, {
     run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
     startedAt,
@@ -60,7 +67,9 @@ export async function startChatTurn(
       (event) => {
         if (event.type === 'step' || event.type === 'guard') writeMetadata()
       },
+      undo.observer,
     ],
+    toolHooks: [undo.toolHooks],
     signal,
   })
   const { route } = run

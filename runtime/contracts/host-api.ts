@@ -8,6 +8,7 @@ import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
+import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -137,6 +138,24 @@ export const hostRoutes = {
     output: CronTimezone,
     timeoutMs: 10_000,
     does: 'tell its timezone',
+  },
+  /** What a chat turn changed in its repository, with a diff per file (B3). */
+  turnChanges: {
+    method: 'POST',
+    path: '/internal/turns/changes',
+    input: TurnRef,
+    output: TurnChanges,
+    timeoutMs: 60_000,
+    does: "read the turn's changes",
+  },
+  /** Undoes a chat turn's changes, file by file, once (B3). */
+  undoTurn: {
+    method: 'POST',
+    path: '/internal/turns/undo',
+    input: TurnRef,
+    output: UndoResult,
+    timeoutMs: 120_000,
+    does: 'undo the turn',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
