@@ -76,8 +76,8 @@ export function createRunBudget(
     toolCalls: options.used?.toolCalls ?? 0,
   }
   let exhausted: BudgetKind | undefined
-  // Steps each agent finished after the budget had ended: its one answering step.
-  const stepsAfterEnd = new Map<string, number>()
+  // The step number each agent was given as its answering step, once the budget had ended.
+  const answeringStep = new Map<string, number>()
   const current = (): BudgetUsed => ({ ...used, wallTimeMs: now() - startedAt })
   const check = (): BudgetKind | undefined => {
     if (exhausted) return exhausted
@@ -95,19 +95,31 @@ export function createRunBudget(
     limits,
     /** A finished step of one agent (the supervisor, a specialist) and what it used. */
     stepFinished(
-      agentId: string,
       usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined,
     ) {
-      if (check()) stepsAfterEnd.set(agentId, (stepsAfterEnd.get(agentId) ?? 0) + 1)
       used.inputTokens += usage?.inputTokens ?? 0
       used.outputTokens += usage?.outputTokens ?? 0
       check()
     },
     /**
-     * Whether the agent has had its answering step since the budget ended: its loop stops here,
-     * even if the model asked for tools anyway.
+     * Called as an agent prepares step `stepNumber` (0-based): once the budget has ended, this
+     * step is the agent's answering step, and the message says so.
      */
-    answeredAfterEnd: (agentId: string) => (stepsAfterEnd.get(agentId) ?? 0) > 0,
+    answeringStep(agentId: string, stepNumber: number): string | undefined {
+      const message = this.endedMessage()
+      if (message !== undefined && !answeringStep.has(agentId)) {
+        answeringStep.set(agentId, stepNumber)
+      }
+      return message
+    },
+    /**
+     * Whether the agent's answering step is done, given how many steps its loop has finished: the
+     * loop stops there, even if the model asked for tools anyway.
+     */
+    answered(agentId: string, stepsDone: number): boolean {
+      const step = answeringStep.get(agentId)
+      return step !== undefined && stepsDone > step
+    },
     /** Counts a tool call about to run; false (and nothing counted) when none is left. */
     claimToolCall(): boolean {
       if (check()) return false

@@ -13,10 +13,10 @@ type PrepareStepFunction = NonNullable<AgentExecutionOptions['prepareStep']>
 export function reserveFinalStep(
   ceilingOf: (requestContext: unknown) => number | undefined,
   feedback: (requestContext: unknown) => string,
-  ended: () => string | undefined = () => undefined,
+  ended: (stepNumber: number) => string | undefined = () => undefined,
 ): PrepareStepFunction {
   return (args) => {
-    const budgetEnded = ended()
+    const budgetEnded = ended(args.stepNumber)
     if (budgetEnded !== undefined) {
       return {
         toolChoice: 'none',

@@ -103,7 +103,6 @@ export async function prepareRun(
   const budget = createRunBudget(limitsFrom(settings, input.budget?.overrides), {
     used: input.budget?.used ?? null,
   })
-  const budgetEnded = () => budget.endedMessage()
   const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
   const team = await deps.agents.build({
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
@@ -114,10 +113,11 @@ export async function prepareRun(
       prepareStep: reserveFinalStep(
         (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
         () => settings.finalResponseFeedback,
-        budgetEnded,
+        (step) => budget.answeringStep(agentId, step),
       ),
-      onStepFinish: (step: { usage?: StepUsage }) => budget.stepFinished(agentId, step.usage),
-      stopWhen: () => budget.answeredAfterEnd(agentId),
+      onStepFinish: (step: { usage?: StepUsage }) => budget.stepFinished(step.usage),
+      stopWhen: ({ steps }: { steps: readonly unknown[] }) =>
+        budget.answered(agentId, steps.length),
     }),
   })
   clock.lap('agents')
@@ -218,10 +218,11 @@ function supervisorOptions(run: {
     prepareStep: reserveFinalStep(
       () => settings.supervisorMaxSteps,
       () => settings.finalResponseFeedback,
-      () => budget.endedMessage(),
+      (step) => budget.answeringStep(supervisorId, step),
     ),
     // A model that asks for tools on its answering step anyway still stops there.
-    stopWhen: () => budget.answeredAfterEnd(supervisorId),
+    stopWhen: ({ steps }: { steps: readonly unknown[] }) =>
+      budget.answered(supervisorId, steps.length),
     toolCallConcurrency: { limit: settings.toolCallConcurrency, strategy: 'called' as const },
     maxProcessorRetries: settings.processorRetries,
     delegation: delegationConfig({
@@ -232,7 +233,7 @@ function supervisorOptions(run: {
       agents: run.agents,
     }),
     onStepFinish: (result: SupervisorStep) => {
-      budget.stepFinished(supervisorId, (result as { usage?: StepUsage }).usage)
+      budget.stepFinished((result as { usage?: StepUsage }).usage)
       events.emit({
         type: 'step',
         run: run.run,
