@@ -6,7 +6,7 @@
  * is refused and nothing is written outside.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import {
   mkdir,
   mkdtemp,
@@ -61,7 +61,10 @@ describe('per-turn undo', () => {
   })
 
   /** Runs one turn whose implementer answers from `script` (keyed by tool results so far). */
-  async function turn(sessionId: string, script: Record<number, Reply>): Promise<string> {
+  async function turn(
+    sessionId: string,
+    script: Record<number, Reply | (() => Reply)>,
+  ): Promise<string> {
     stack.gateway.respondWith((r) => {
       const done = toolResultsOf(r).length
       if (roleOf(r) === 'orchistrator') {
@@ -69,7 +72,10 @@ describe('per-turn undo', () => {
           ? { toolCalls: [{ name: 'agent-implementer', arguments: { prompt: 'change it' } }] }
           : { text: 'done' }
       }
-      if (roleOf(r) === 'implementer') return script[done] ?? { text: 'implemented' }
+      if (roleOf(r) === 'implementer') {
+        const entry = script[done] ?? { text: 'implemented' }
+        return typeof entry === 'function' ? entry() : entry
+      }
       return { text: 'n/a' }
     })
     try {
@@ -208,6 +214,46 @@ describe('per-turn undo', () => {
     assert.equal(await readFile(join(outside, 'e.txt'), 'utf8'), agentText)
     assert.equal(await readFile(join(outside, 'made.txt'), 'utf8'), 'made\n')
     assert.deepEqual((await readdir(outside)).sort(), ['e.txt', 'made.txt'])
+  })
+
+  test('edits the user makes during the turn are never taken for the agent’s', async () => {
+    const sessionId = await createSession(stack.edge(), workspaceId)
+    await writeFile(join(repo, 'src', 'd.txt'), 'd line 1\nd line 2\n')
+    await writeFile(join(repo, 'src', 'e.txt'), 'e line 1\ne line 2\n')
+    const userEdits = (reply: Reply, edit: () => void) => () => {
+      edit()
+      return reply
+    }
+    const turnId = await turn(sessionId, {
+      0: { toolCalls: [readCall('d.txt'), readCall('e.txt')] },
+      2: { toolCalls: [edit('d.txt')] },
+      // Between the agent's writes, the user edits e.txt (untouched by the agent) and d.txt.
+      3: userEdits({ toolCalls: [readCall('d.txt')] }, () => {
+        writeFileSync(join(repo, 'src', 'e.txt'), 'e USER DURING\n')
+        writeFileSync(join(repo, 'src', 'd.txt'), 'd AGENT\nd USER DURING\n')
+      }),
+      4: {
+        toolCalls: [
+          {
+            name: 'workspace-edit',
+            arguments: { path: 'src/d.txt', old_string: 'd AGENT', new_string: 'd AGENT AGAIN' },
+          },
+        ],
+      },
+    })
+    const listed = await changes(sessionId, turnId)
+    assert.deepEqual(
+      listed.files.map((f: any) => [f.path, f.undoable]),
+      [['src/d.txt', false]],
+    )
+    assert.match(listed.files[0].reason, /someone else during the turn/)
+    const result = (await (await undo(sessionId, turnId)).json()) as any
+    assert.deepEqual(
+      result.files.map((f: any) => [f.path, f.outcome]),
+      [['src/d.txt', 'refused']],
+    )
+    assert.equal(await read('e.txt'), 'e USER DURING\n')
+    assert.equal(await read('d.txt'), 'd AGENT AGAIN\nd USER DURING\n')
   })
 
   test('a turn that wrote nothing has no changes; a turn of another session is not found', async () => {

@@ -22,12 +22,19 @@ export const MAX_ENTRIES = 20_000
 const MAX_VISITED = 100_000
 const EXTRA_SKIPS = new Set(['.venv', '__pycache__', '.cache', '.turbo', 'target', '.pytest_cache'])
 
-export type Captured = { state: FileState; content?: Buffer }
+/** `sig` is what lstat said (kind, size, mode, times, inode): an unchanged one skips the read. */
+export type Captured = { state: FileState; content?: Buffer; sig?: string }
 export type TreeState = {
   files: Map<string, Captured>
   /** Why the walk stopped early, if it did: paths past it were not watched. */
   truncated?: string
+  /** When the walk began (epoch ms). */
+  at: number
 }
+
+// A file modified this close to (or after) the previous walk's start is read again even when
+// lstat looks the same: a write within one timestamp tick keeps size and mtime (git's "racy" case).
+const RACY_MS = 3_000
 
 /** Whether the walk looks at this repository-relative path (`a/b/c`). */
 export function walked(path: string): boolean {
@@ -41,8 +48,13 @@ function skippedDir(name: string): boolean {
 
 export const hashOf = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
-/** Reads the working tree's state, bounded as above. `root` is canonical. */
-export async function readTree(root: string): Promise<TreeState> {
+/**
+ * Reads the working tree's state, bounded as above. `root` is canonical. With `previous` (an
+ * earlier walk), a file whose lstat is unchanged, and not modified close to that walk, keeps its
+ * earlier state unread.
+ */
+export async function readTree(root: string, previous?: TreeState): Promise<TreeState> {
+  const at = Date.now()
   const files = new Map<string, Captured>()
   const budget = { bytes: MAX_SNAPSHOT_BYTES }
   const queue = ['']
@@ -64,12 +76,12 @@ export async function readTree(root: string): Promise<TreeState> {
       if (entry.isDirectory()) {
         if (!skippedDir(entry.name)) queue.push(path)
       } else if ((entry.isFile() || entry.isSymbolicLink()) && !isGitName(entry.name)) {
-        const captured = await captureFile(root, path, budget)
+        const captured = await captureFile(root, path, budget, previous)
         if (captured) files.set(path, captured)
       }
     }
   }
-  return { files, ...(truncated && { truncated }) }
+  return { files, at, ...(truncated && { truncated }) }
 }
 
 /**
@@ -81,23 +93,35 @@ export async function captureFile(
   root: string,
   path: string,
   budget: { bytes: number } = { bytes: MAX_FILE_BYTES },
+  previous?: TreeState,
 ): Promise<Captured | null> {
   const absolute = join(root, ...path.split('/'))
   const seen = await lstat(absolute).catch(() => undefined)
   if (!seen) return null
+  const sig = [seen.mode, seen.size, seen.mtimeMs, seen.ctimeMs, seen.ino].join(':')
+  const known = previous?.files.get(path)
+  if (seen.isFile() && seen.size <= MAX_FILE_BYTES) budget.bytes -= seen.size
+  if (
+    known?.sig === sig &&
+    seen.mtimeMs < previous!.at - RACY_MS &&
+    seen.ctimeMs < previous!.at - RACY_MS
+  ) {
+    return { state: known.state, sig }
+  }
   if (seen.isSymbolicLink()) {
-    return { state: { kind: 'link', target: await readlink(absolute).catch(() => '') } }
+    return { state: { kind: 'link', target: await readlink(absolute).catch(() => '') }, sig }
   }
   const mode = seen.mode & 0o7777
   const unkept = (reason: string): Captured => ({
     state: { kind: 'unkept', size: seen.size, mode, mtimeMs: Math.floor(seen.mtimeMs), reason },
+    sig,
   })
   // Never opened: a fifo would hold a blocking open, and only regular files are kept.
   if (!seen.isFile()) return unkept(`not a regular file: ${kindOf(seen)}`)
   if (seen.size > MAX_FILE_BYTES) {
     return unkept(`${seen.size} bytes, over the ${MAX_FILE_BYTES}-byte cap per file`)
   }
-  if (seen.size > budget.bytes) {
+  if (budget.bytes < 0) {
     return unkept(`past the snapshot's ${MAX_SNAPSHOT_BYTES}-byte budget`)
   }
   let content: Buffer
@@ -109,8 +133,11 @@ export async function captureFile(
   if (content.length > MAX_FILE_BYTES) {
     return unkept(`${content.length} bytes, over the ${MAX_FILE_BYTES}-byte cap per file`)
   }
-  budget.bytes -= content.length
-  return { state: { kind: 'file', hash: hashOf(content), size: content.length, mode }, content }
+  return {
+    state: { kind: 'file', hash: hashOf(content), size: content.length, mode },
+    content,
+    sig,
+  }
 }
 
 /** Whether two states are the same file state (absent counts). */

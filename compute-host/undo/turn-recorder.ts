@@ -15,6 +15,7 @@ import {
   sameState,
   walked,
   type Captured,
+  type TreeState,
 } from './tree-state.ts'
 
 /** The tools that write the working tree: before the first of them in a turn, it is snapshotted. */
@@ -29,52 +30,66 @@ export async function recordingOf(turnId: string): Promise<void> {
   await pending.get(turnId)
 }
 
-type Snapshot = {
+type Change = { before: FileState | null; after: FileState | null; mixed?: boolean }
+
+type Tracking = {
   root: string
-  before: Map<string, FileState>
-  truncated?: string
-  /** Paths the file tools wrote outside the walk (a skipped folder): captured one by one. */
+  /** The tree as last seen, before or after one of the agent's writing calls. */
+  known: TreeState
+  /** Paths the file tools wrote outside the walk (a skipped folder), with their last state. */
   extras: Map<string, FileState | null>
+  /** The turn's change set so far: each path the agent's calls changed. */
+  changes: Map<string, Change>
+  /** Writing calls begun and not yet ended: what changes meanwhile is theirs. */
+  inFlight: number
+  truncated?: string
 }
 
 /**
- * Per-turn undo's recorder (B3) for one chat turn: a tool hook that, before the turn's first
- * write (file tools or shell), reads the working tree's state and keeps its contents in
- * popagent's own store (runtime/turn-changes, never the user's index, stash or refs), and a run
- * observer that, at the run's end, records what differs — the turn's change set. A snapshot
- * that fails does not stop the turn: the turn is then marked as one that cannot be undone.
+ * Per-turn undo's recorder (B3) for one chat turn: a tool hook around every writing call (file
+ * tools and shell). Before the turn's first write it reads the working tree and keeps its
+ * contents in popagent's own store (runtime/turn-changes, never the user's index, stash or refs).
+ * Around each writing call the tree is read again (unchanged files unread): what changed during
+ * the call is the agent's, with its state right after the call as the agent's after-state; what
+ * changed between the agent's calls (none in flight) is someone else's, and becomes the baseline of a file the
+ * agent has not touched (a file the agent had changed and someone changed too is marked mixed,
+ * and undo refuses it). So the change set is complete when the last writing call returns, and
+ * the user's edits during or after the turn are never taken for the agent's. At the run's end
+ * it is stored. A snapshot that fails does not stop the turn: the turn cannot be undone then.
  */
 export function turnUndoRecorder(
   deps: { db: Db; workspaceRoot: string; log: Logger },
   turn: { turnId: string; sessionId: string; workspaceId: string },
 ): { toolHooks: AgentToolHooks; observer: RunObserver } {
-  let snapshot: Promise<Snapshot | undefined> | undefined
-  const take = async (): Promise<Snapshot | undefined> => {
+  let tracking: Promise<Tracking | undefined> | undefined
+  let broken: string | undefined
+  // Writing calls are looked at one after another (parallel ones overlap; both are the agent's).
+  let queue: Promise<unknown> = Promise.resolve()
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work)
+    queue = next.catch(() => undefined)
+    return next
+  }
+
+  const start = async (): Promise<Tracking | undefined> => {
     const workspace = await Workspaces.get(deps.db, turn.workspaceId)
     const repository = await resolveInside(deps.workspaceRoot, workspace.path)
     const root = join(deps.workspaceRoot, repository)
     await TurnChanges.startTurn(deps.db, { ...turn, repository })
-    try {
-      const tree = await readTree(root)
-      await TurnChanges.keepBlobs(deps.db, blobsOf(tree.files.values()))
-      const before = new Map([...tree.files].map(([path, c]) => [path, c.state]))
-      return {
-        root,
-        before,
-        extras: new Map(),
-        ...(tree.truncated && { truncated: tree.truncated }),
-      }
-    } catch (error) {
-      await TurnChanges.failTurn(
-        deps.db,
-        turn.turnId,
-        `the snapshot failed: ${errorMessage(error)}`,
-      )
-      throw error
+    const known = await readTree(root)
+    await TurnChanges.keepBlobs(deps.db, blobsOf(known.files.values()))
+    return {
+      root,
+      known,
+      extras: new Map(),
+      changes: new Map(),
+      inFlight: 0,
+      ...(known.truncated && { truncated: known.truncated }),
     }
   }
   const ensure = () =>
-    (snapshot ??= take().catch((error: unknown) => {
+    (tracking ??= start().catch((error: unknown) => {
+      broken = `the snapshot failed: ${errorMessage(error)}`
       deps.log.warn('turn snapshot failed; this turn cannot be undone', {
         turnId: turn.turnId,
         error: errorMessage(error),
@@ -82,38 +97,58 @@ export function turnUndoRecorder(
       return undefined
     }))
 
+  /** Reads the tree again and folds what differs into the change set (`agent`: during a call). */
+  const look = async (t: Tracking, agent: boolean) => {
+    const now = await readTree(t.root, t.known)
+    const kept: Captured[] = []
+    const differs = (path: string, before: FileState | null, after: Captured | null) => {
+      if (sameState(before, after?.state ?? null)) return
+      if (after) kept.push(after)
+      const change = t.changes.get(path)
+      if (agent) {
+        t.changes.set(path, { ...(change ?? { before }), after: after?.state ?? null })
+      } else if (change) {
+        change.mixed = true
+      }
+    }
+    const paths = new Set([...t.known.files.keys(), ...now.files.keys()])
+    for (const path of paths) {
+      const before = t.known.files.get(path)?.state ?? null
+      // Past a truncated snapshot, a file's earlier state is unknown: never claimed.
+      if (!t.known.files.has(path) && t.truncated) continue
+      differs(path, before, now.files.get(path) ?? null)
+    }
+    for (const [path, before] of t.extras) {
+      const captured = await captureFile(t.root, path)
+      differs(path, before, captured)
+      t.extras.set(path, captured?.state ?? null)
+    }
+    await TurnChanges.keepBlobs(deps.db, blobsOf(kept))
+    t.known = now
+  }
+
+  const guarded = async (work: (t: Tracking) => Promise<void>) => {
+    const t = await ensure()
+    if (!t || broken) return
+    await serial(() => work(t)).catch((error: unknown) => {
+      broken = `the turn's changes could not be followed: ${errorMessage(error)}`
+      deps.log.warn('turn changes could not be followed', { turnId: turn.turnId, error: broken })
+    })
+  }
+
   const finish = async () => {
-    const taken = await snapshot
-    if (!taken) return
+    const t = await tracking
+    if (!t) return
     try {
-      const after = await readTree(taken.root)
-      const changes: StoredChange[] = []
-      const kept: Captured[] = []
-      const paths = new Set([...taken.before.keys(), ...after.files.keys()])
-      for (const path of [...paths].sort()) {
-        const before = taken.before.get(path) ?? null
-        // Past a truncated snapshot, a file's before-state is unknown: not claimed as created.
-        if (!before && taken.truncated) continue
-        const now = after.files.get(path)
-        if (sameState(before, now?.state ?? null)) continue
-        changes.push({ path, before, after: now?.state ?? null })
-        if (now) kept.push(now)
-      }
-      for (const [path, before] of taken.extras) {
-        const now = await captureFile(taken.root, path)
-        if (sameState(before, now?.state ?? null)) continue
-        changes.push({ path, before, after: now?.state ?? null })
-        if (now) kept.push(now)
-      }
-      await TurnChanges.keepBlobs(deps.db, blobsOf(kept))
+      if (broken) throw new Error(broken)
+      const changes: StoredChange[] = [...t.changes]
+        .filter(([, c]) => !sameState(c.before, c.after))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([path, c]) => ({ path, ...c }))
       await TurnChanges.recordTurn(deps.db, turn.turnId, changes, {
-        ...(taken.truncated && { truncated: taken.truncated }),
+        ...(t.truncated && { truncated: t.truncated }),
       })
     } catch (error) {
-      deps.log.warn('turn changes could not be recorded', {
-        turnId: turn.turnId,
-        error: errorMessage(error),
-      })
       await TurnChanges.failTurn(deps.db, turn.turnId, errorMessage(error))
     }
     await TurnChanges.collectGarbage(deps.db).catch((error: unknown) =>
@@ -125,19 +160,29 @@ export function turnUndoRecorder(
     toolHooks: () => ({
       beforeToolCall: async ({ toolName, input }) => {
         if (!WRITING_TOOLS.has(toolName)) return undefined
-        const taken = await ensure()
-        // A file tool writing where the walk does not look: that one file's before-state.
-        const path = taken && repositoryPath(taken.root, (input as { path?: unknown })?.path)
-        if (taken && path && !walked(path) && !taken.extras.has(path)) {
-          const captured = await captureFile(taken.root, path).catch(() => null)
-          if (captured) await TurnChanges.keepBlobs(deps.db, blobsOf([captured]))
-          taken.extras.set(path, captured?.state ?? null)
-        }
+        await guarded(async (t) => {
+          // A file tool writing where the walk does not look: that one file's state.
+          const path = repositoryPath(t.root, (input as { path?: unknown })?.path)
+          if (path && !walked(path) && !t.extras.has(path)) {
+            const captured = await captureFile(t.root, path).catch(() => null)
+            if (captured) await TurnChanges.keepBlobs(deps.db, blobsOf([captured]))
+            t.extras.set(path, captured?.state ?? null)
+          }
+          await look(t, t.inFlight > 0)
+          t.inFlight++
+        })
         return undefined
+      },
+      afterToolCall: async ({ toolName }) => {
+        if (!WRITING_TOOLS.has(toolName)) return
+        await guarded(async (t) => {
+          await look(t, true)
+          t.inFlight = Math.max(0, t.inFlight - 1)
+        })
       },
     }),
     observer: (event) => {
-      if (event.type !== 'run-end' || !snapshot) return
+      if (event.type !== 'run-end' || !tracking) return
       const done = finish().finally(() => pending.delete(turn.turnId))
       pending.set(turn.turnId, done)
       return done

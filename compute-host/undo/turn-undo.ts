@@ -151,6 +151,13 @@ async function undoVerdict(
   blobs: Map<string, string>,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   const { before, after } = change
+  if (change.mixed) {
+    return {
+      ok: false,
+      reason:
+        "the file was also changed by someone else during the turn, between the agent's writes; popagent cannot separate the agent's part and leaves it as it is",
+    }
+  }
   for (const [when, state] of [
     ['before', before],
     ['after', after],

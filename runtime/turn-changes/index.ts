@@ -26,8 +26,16 @@ export type FileState =
   | { kind: 'unkept'; size: number; mode: number; mtimeMs: number; reason: string }
   | { kind: 'link'; target: string }
 
-/** One file of a turn's change set: null is "absent". */
-export type StoredChange = { path: string; before: FileState | null; after: FileState | null }
+/**
+ * One file of a turn's change set: null is "absent". `mixed`: someone else changed the file too,
+ * between two of the agent's writes to it, so undo cannot separate the agent's part.
+ */
+export type StoredChange = {
+  path: string
+  before: FileState | null
+  after: FileState | null
+  mixed?: boolean
+}
 
 export type TurnRow = typeof turnChanges.$inferSelect
 

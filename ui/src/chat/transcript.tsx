@@ -1,9 +1,11 @@
+import { useParams } from '@solidjs/router'
 import { createMemo, createSignal, For, Show } from 'solid-js'
 import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import type { ActivityPart } from './reducer.ts'
+import { TurnChanges, WRITING_TOOLS } from './turn-changes.tsx'
 
 type Row = { message: ShownMessage; streaming: boolean }
 
@@ -81,6 +83,11 @@ function MessageView(props: {
   const meta = () => metadataOf(props.message)
   const text = createMemo(() => textOf(props.message))
   const activity = () => activityOf(props.message)
+  const params = useParams()
+  // A saved turn that called a writing tool may have changed files: its change set, with Undo.
+  const wrote = () =>
+    !props.streaming &&
+    activity().some((a) => a.data.kind === 'tool' && WRITING_TOOLS.has(a.data.tool ?? ''))
   if (props.message.role === 'user') {
     return (
       <article class="msg user">
@@ -121,6 +128,9 @@ function MessageView(props: {
         }
       >
         <Markdown class="reply-text" text={text()} streaming={props.streaming} />
+      </Show>
+      <Show when={wrote() && params.id && meta()?.turnId ? meta()!.turnId : undefined}>
+        {(turnId) => <TurnChanges sessionId={params.id!} turnId={turnId()} />}
       </Show>
       <Show when={meta()?.error}>
         <p class="error turn-error" role="alert">
