@@ -263,7 +263,10 @@ export async function benchFootprint({ quick }: BenchMode): Promise<BenchResult[
         unit: 'MB',
         met: idle <= 350,
         detail:
-          `${ratio((o) => o.idle, (b) => b.restart).toFixed(2)}× a bare Node with one PGlite ` +
+          `${ratio(
+            (o) => o.idle,
+            (b) => b.restart,
+          ).toFixed(2)}× a bare Node with one PGlite ` +
           `(${baseRestart.toFixed(0)} MB); on a new data directory ` +
           `${mb(of((o) => o.idleFresh)).toFixed(0)} MB (baseline ${baseFresh.toFixed(0)} MB); ${samples}`,
       },
@@ -274,7 +277,10 @@ export async function benchFootprint({ quick }: BenchMode): Promise<BenchResult[
         unit: 'MB',
         met: afterTurns <= 450,
         detail:
-          `${ratio((o) => o.afterTurns, (b) => b.restart).toFixed(2)}× the bare PGlite; peak ` +
+          `${ratio(
+            (o) => o.afterTurns,
+            (b) => b.restart,
+          ).toFixed(2)}× the bare PGlite; peak ` +
           `${mb(of((o) => o.peak)).toFixed(0)} MB; ${TURNS_PER_SESSION} turns a session, ` +
           `zero-latency scripted gateway; ${samples}`,
       },

@@ -14,6 +14,7 @@ import { rowsOf } from '../db/rows.ts'
 import { modelPrices, retentionRuns } from '../db/observability/schema/index.ts'
 import {
   embeddedHandle,
+  OBSERVABILITY_SCHEMA,
   openEmbeddedMemory,
   openPglite,
 } from '../compute-host/database/embedded.ts'
@@ -179,17 +180,30 @@ test('popagent migrate migrates both real databases, and again is a no-op', asyn
   }
 })
 
-test('popagent migrate migrates both embedded databases in the data directory', async () => {
+test('popagent migrate migrates both embedded databases in the data directory (one instance, two schemas)', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'popagent-migrate-'))
   try {
     const run = runCli(['migrate'], { POPAGENT_DATA_DIR: dataDir })
     assert.equal(await run.exited, 0, run.output())
     assert.match(run.output(), /migrated the embedded observability database/)
-    const handle = embeddedHandle(await openPglite(join(dataDir, 'observability')))
+    const pglite = await openPglite(join(dataDir, 'app'))
+    const handle = embeddedHandle(pglite, { schema: OBSERVABILITY_SCHEMA })
+    const application = embeddedHandle(pglite)
     try {
-      assert.deepEqual(await publicTables(handle.db), OBSERVABILITY_TABLES)
+      const rows = rowsOf<{ name: string }>(
+        await handle.db.execute(
+          sql`select tablename as name from pg_tables where schemaname = ${OBSERVABILITY_SCHEMA} order by 1`,
+        ),
+      )
+      // The schema holds its tables and its own migration history.
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        [OBSERVABILITY_MIGRATIONS_TABLE, ...OBSERVABILITY_TABLES],
+      )
+      assert.ok(!(await publicTables(application.db)).includes(OBSERVABILITY_TABLES[0]!))
     } finally {
       await handle.close()
+      await application.close()
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true })

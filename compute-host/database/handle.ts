@@ -9,6 +9,13 @@ import type { Db } from '../../db/index.ts'
 export type DatabaseHandle = {
   kind: 'embedded' | 'postgres'
   db: Db
+  /**
+   * The schema this handle's tables live in when it shares its database with another handle (the
+   * observability data inside the single embedded instance); absent when it has a database of
+   * its own. `db` resolves names there already; a library driving `pgPoolConfig()` itself must be
+   * told (Mastra's `schemaName`).
+   */
+  schema?: string
   withSessionLock<T>(key: number, fn: (db: Db) => Promise<T>): Promise<T>
   migrateSchema(db: Db, migrationsFolder: string, migrationsTable?: string): Promise<void>
   /**

@@ -3,7 +3,13 @@ import type { HostEnv } from '../env.ts'
 import type { Logger } from '../log.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import { repairDataDirModes, secureDataDir } from './data-dir-permissions.ts'
-import { embeddedHandle, isInitialised, openEmbeddedPair, openPglite } from './embedded.ts'
+import {
+  embeddedHandle,
+  isInitialised,
+  OBSERVABILITY_SCHEMA,
+  openEmbeddedSingle,
+  openPglite,
+} from './embedded.ts'
 import type { DatabaseHandle } from './handle.ts'
 import { openNodePostgres } from './postgres.ts'
 
@@ -68,11 +74,16 @@ async function openEmbedded(
   let application: DatabaseHandle | undefined
   let observability: DatabaseHandle | undefined
   let created = false
+  let layout = 'one instance'
   if (wantApplication && wantObservability) {
-    const pair = await openEmbeddedPair(dataDir)
-    application = embeddedHandle(pair.application)
-    observability = embeddedHandle(pair.observability)
-    created = pair.created
+    // One PGlite for both: the observability data in a schema of its own (embedded.ts).
+    const single = await openEmbeddedSingle(dataDir)
+    application = embeddedHandle(single.pglite)
+    observability = single.legacyObservability
+      ? embeddedHandle(single.legacyObservability)
+      : embeddedHandle(single.pglite, { schema: OBSERVABILITY_SCHEMA })
+    if (single.legacyObservability) layout = 'two instances (an older observability cluster)'
+    created = single.created
   } else {
     const dir = join(dataDir, wantApplication ? 'app' : 'observability')
     created = !isInitialised(dir)
@@ -88,6 +99,7 @@ async function openEmbedded(
   log.info('embedded databases open', {
     dataDir,
     created,
+    layout,
     modesRepaired,
     ms: Math.round(performance.now() - started),
   })
