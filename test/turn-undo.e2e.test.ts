@@ -56,6 +56,11 @@ describe('per-turn undo', () => {
     workspaceId = await createWorkspace(stack.edge(), 'proj')
   })
   after(async () => {
+    // The store's cleanup and every recording ran without a warning.
+    const warned = stack.logs.filter((l) =>
+      /^turn (store|snapshot|changes)/.test(String(l.message)),
+    )
+    assert.deepEqual(warned, [])
     await stack.stop()
     await rm(dir, { recursive: true, force: true })
   })
