@@ -6,6 +6,7 @@
  * is refused and nothing is written outside.
  */
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import {
   mkdir,
@@ -312,6 +313,49 @@ describe('per-turn undo', () => {
       assert.equal(await read('d.txt'), 'd line 1\nd line 2\n')
       assert.equal(await read('c.txt'), 'c line 1\nc line 2\n')
       assert.equal(existsSync(join(repo, 'src', 'sh.txt')), false)
+    },
+  )
+
+  test(
+    'a file too large to keep is listed and refused; a fifo in the tree does not hold the snapshot',
+    { skip: !sandbox.available && sandbox.reason },
+    async () => {
+      const sessionId = await createSession(stack.edge(), workspaceId)
+      await writeFile(join(repo, 'src', 'big.bin'), Buffer.alloc(2 * 1024 * 1024, 1))
+      execFileSync('mkfifo', [join(repo, 'src', 'pipe')])
+      try {
+        const turnId = await turn(sessionId, {
+          0: {
+            toolCalls: [
+              {
+                name: 'shell',
+                arguments: { command: 'printf x >> src/big.bin && echo ok > src/small.txt' },
+              },
+            ],
+          },
+        })
+        const listed = await changes(sessionId, turnId)
+        assert.deepEqual(
+          listed.files.map((f: any) => [f.path, f.change, f.undoable]),
+          [
+            ['src/big.bin', 'modified', false],
+            ['src/small.txt', 'created', true],
+          ],
+        )
+        assert.match(listed.files[0].reason, /too large/)
+        const result = (await (await undo(sessionId, turnId)).json()) as any
+        assert.deepEqual(
+          result.files.map((f: any) => [f.path, f.outcome]),
+          [
+            ['src/big.bin', 'refused'],
+            ['src/small.txt', 'removed'],
+          ],
+        )
+        assert.equal((await readFile(join(repo, 'src', 'big.bin'))).length, 2 * 1024 * 1024 + 1)
+      } finally {
+        await unlink(join(repo, 'src', 'pipe'))
+        await unlink(join(repo, 'src', 'big.bin'))
+      }
     },
   )
 })

@@ -78,6 +78,7 @@ export function turnUndoRecorder(
     await TurnChanges.startTurn(deps.db, { ...turn, repository })
     const known = await readTree(root)
     await TurnChanges.keepBlobs(deps.db, blobsOf(known.files.values()))
+    forget(known)
     return {
       root,
       known,
@@ -124,6 +125,7 @@ export function turnUndoRecorder(
       t.extras.set(path, captured?.state ?? null)
     }
     await TurnChanges.keepBlobs(deps.db, blobsOf(kept))
+    forget(now)
     t.known = now
   }
 
@@ -188,6 +190,11 @@ export function turnUndoRecorder(
       return done
     },
   }
+}
+
+/** Contents are in the store once kept; the turn holds hashes only. */
+function forget(tree: TreeState) {
+  for (const captured of tree.files.values()) delete captured.content
 }
 
 function blobsOf(captured: Iterable<Captured>) {
