@@ -88,6 +88,8 @@ export type Preparation = {
   sessionId?: string
   startedAt: number
   phases: Record<string, number>
+  /** The preflight brief's time: built beside the agents and memory, not one of the laps. */
+  briefMs?: number
 }
 
 async function host(args: HostArgs) {
@@ -95,6 +97,11 @@ async function host(args: HostArgs) {
   const started = await startHost(args)
   let preparations: Preparation[] = []
   started.resources.observers.addRunObserver((event: RunEvent) => {
+    if (event.type === 'brief') {
+      const p = preparations.find((q) => q.runId === event.run.runId)
+      if (p) p.briefMs = event.durationMs
+      return
+    }
     if (event.type !== 'run-start') return
     preparations.push({
       runId: event.run.runId,

@@ -61,7 +61,12 @@ export type BuildOptions = {
   /** Why the run has no repository, told to the model by each workspace tool it cannot have. */
   workspaceMissing?: string
   /** Specialists the supervisor may not delegate to in this run. */
-  withheld?: readonly string[]
+  /**
+   * Specialists the supervisor may not delegate to in this run. A promise when it is decided
+   * while the run starts (the preflight brief): the supervisor's team is then looked up when
+   * Mastra asks for it, after the promise settles.
+   */
+  withheld?: readonly string[] | Promise<readonly string[]>
 }
 
 /**
@@ -195,7 +200,7 @@ export function createAgentFactory(factoryOptions: {
       const specialists: RunAgents['specialists'] = {}
       for (const row of rows) {
         if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
-        if (options.withheld?.includes(row.id)) continue
+        if (Array.isArray(options.withheld) && options.withheld.includes(row.id)) continue
         specialists[row.id] = withLogger(
           new Agent({
             ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run),
@@ -206,7 +211,7 @@ export function createAgentFactory(factoryOptions: {
       const supervisor: RunAgent = withLogger(
         new Agent({
           ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options, run),
-          agents: specialists,
+          agents: teamOf(specialists, options.withheld),
           ...(options.memory && { memory: withMemoryLogger(options.memory) }),
         }),
       )
@@ -225,3 +230,15 @@ export function createAgentFactory(factoryOptions: {
 }
 
 export type AgentFactory = ReturnType<typeof createAgentFactory>
+
+/** The supervisor's specialists, less those withheld once that is known. */
+function teamOf<T>(
+  specialists: Record<string, T>,
+  withheld: readonly string[] | Promise<readonly string[]> | undefined,
+): Record<string, T> | (() => Promise<Record<string, T>>) {
+  if (!(withheld instanceof Promise)) return specialists
+  return async () => {
+    const out = new Set(await withheld)
+    return Object.fromEntries(Object.entries(specialists).filter(([id]) => !out.has(id)))
+  }
+}

@@ -40,7 +40,6 @@ export type PreparedRun = {
   team: RunAgents
   route: string
   settings: AgentRuntimeSettings
-  preflight?: { brief: RepoBrief; text: string }
   events: RunEvents
   /** What the run may still spend (B1), counted across all its agents. */
   budget: RunBudget
@@ -93,11 +92,13 @@ export async function prepareRun(
   const route = input.model ?? settings.effectiveDefaultModel
   const { root: workspaceRoot, missing } = await repositoryOf(deps, input.workspaceId)
   clock.lap('workspace')
-  const preflight =
+  // The brief is built while the agents are built and Mastra loads memory; the supervisor's
+  // first step waits for it (prepareStep), so it still reaches the first model call.
+  const briefStarted = performance.now()
+  const briefing: Promise<Preflight | undefined> =
     workspaceRoot && input.preflight !== false
-      ? await briefFor(workspaceRoot, input.query, deps, input.signal)
-      : undefined
-  clock.lap('brief')
+      ? briefFor(workspaceRoot, input.query, deps, input.signal)
+      : Promise.resolve(undefined)
   const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
   const events = createRunEvents([...(input.observers ?? []), ...deps.observers], deps.log)
   const budget = createRunBudget(limitsFrom(settings, input.budget?.overrides), {
@@ -106,7 +107,8 @@ export async function prepareRun(
   const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
   const team = await deps.agents.build({
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
-    ...(preflight && preflight.brief.readyForImplementation && { withheld: ['researcher'] }),
+    // A brief ready for implementation withholds the researcher for this run only.
+    withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),
     memory: deps.memory.forSettings(memorySettings),
     toolHooks: composeToolHooks([guards, ...(input.toolHooks ?? []), toolCallEvents(events, run)]),
     specialistOptions: (agentId) => ({
@@ -132,9 +134,18 @@ export async function prepareRun(
   )
   const supervisor = { agentId: team.supervisor.id, agentName: team.supervisor.name }
   events.emit({ type: 'run-start', run, model: route, preparation: clock.report() })
-  if (preflight) {
-    events.emit({ type: 'brief', run, ...supervisor, query: input.query, text: preflight.text })
-  }
+  void briefing.then((preflight) => {
+    if (!preflight) return
+    const durationMs = Math.round((performance.now() - briefStarted) * 100) / 100
+    events.emit({
+      type: 'brief',
+      run,
+      ...supervisor,
+      query: input.query,
+      text: preflight.text,
+      durationMs,
+    })
+  })
   let ended = false
   return {
     team,
@@ -142,7 +153,6 @@ export async function prepareRun(
     settings,
     events,
     budget,
-    ...(preflight && { preflight }),
     end: async (status, error) => {
       if (ended) return
       ended = true
@@ -160,7 +170,7 @@ export async function prepareRun(
         route,
         agents,
         workspaceRoot,
-        preflight,
+        briefing,
         thread,
         signal,
       }),
@@ -181,6 +191,28 @@ function phaseClock(startedAt = Date.now()) {
   }
 }
 
+type Preflight = { brief: RepoBrief; text: string }
+type PrepareStep = ReturnType<typeof reserveFinalStep>
+
+/**
+ * Every step of the supervisor sees the preflight brief as a system message; the first step
+ * waits for it. Kept out of memory: it describes the repository now, not the conversation.
+ */
+function withBrief(briefing: Promise<Preflight | undefined>, next: PrepareStep): PrepareStep {
+  return async (args) => {
+    const preflight = await briefing
+    if (!preflight) return next(args)
+    const systemMessages = [
+      ...args.systemMessages,
+      {
+        role: 'system' as const,
+        content: `A repository brief was prepared for this request before the run started:\n\n${preflight.text}`,
+      },
+    ]
+    return (await next({ ...args, systemMessages })) ?? { systemMessages }
+  }
+}
+
 type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
 
 // The loop's step result type is not exported; take it from the execution options.
@@ -195,7 +227,7 @@ function supervisorOptions(run: {
   route: string
   agents: Record<string, { name: string; model: string }>
   workspaceRoot: string | undefined
-  preflight: { text: string } | undefined
+  briefing: Promise<Preflight | undefined>
   usage: UsageMeter
   thread: string
   signal: AbortSignal
@@ -210,15 +242,15 @@ function supervisorOptions(run: {
       settings,
       ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
     }),
-    ...(run.preflight && {
-      system: `A repository brief was prepared for this request before the run started:\n\n${run.preflight.text}`,
-    }),
     abortSignal: run.signal,
     maxSteps: settings.supervisorMaxSteps,
-    prepareStep: reserveFinalStep(
-      () => settings.supervisorMaxSteps,
-      () => settings.finalResponseFeedback,
-      (step) => budget.answeringStep(supervisorId, step),
+    prepareStep: withBrief(
+      run.briefing,
+      reserveFinalStep(
+        () => settings.supervisorMaxSteps,
+        () => settings.finalResponseFeedback,
+        (step) => budget.answeringStep(supervisorId, step),
+      ),
     ),
     // A model that asks for tools on its answering step anyway still stops there.
     stopWhen: ({ steps }: { steps: readonly unknown[] }) =>

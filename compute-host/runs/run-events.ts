@@ -32,7 +32,14 @@ export type RunEvent =
       preparation: { startedAt: number; phases: Readonly<Record<string, number>> }
     }
   /** The preflight repository brief, prepared for the supervisor before its first step. */
-  | ({ type: 'brief'; run: RunRef; query: string; text: string } & RunAgent)
+  | ({
+      type: 'brief'
+      run: RunRef
+      query: string
+      text: string
+      /** How long it took; it is built beside the run's other preparation. */
+      durationMs: number
+    } & RunAgent)
   | ({ type: 'tool-start'; run: RunRef; callId: string; tool: string; input: unknown } & RunAgent)
   | ({
       type: 'tool-end'
