@@ -38,15 +38,18 @@ export type Redactor = {
   redact(text: string): string
   add(...secrets: ReadonlyArray<string | undefined>): void
   /**
-   * The length of the longest text it replaces: a stream redacted piece by piece must hold back
-   * one less than this, since a secret may be split across pieces.
+   * How many characters at the end of `text` could be the start of a secret that the next piece
+   * completes: a stream redacted piece by piece holds back exactly these, and sends the rest at
+   * once (usually all of it).
    */
-  longest(): number
+  partialAtEnd(text: string): number
 }
 
 export function createSecretRedactor(secrets: ReadonlyArray<string | undefined> = []): Redactor {
   const known = new Set<string>()
   let needles: string[] = []
+  // Needles by their first character: the end of a text is only compared where one could start.
+  let byFirst = new Map<string, string[]>()
   const add = (...more: ReadonlyArray<string | undefined>) => {
     const fresh = more.filter(
       (s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && !known.has(s),
@@ -55,11 +58,26 @@ export function createSecretRedactor(secrets: ReadonlyArray<string | undefined> 
     for (const secret of fresh) known.add(secret)
     // Longest first, so a longer encoding is replaced whole.
     needles = [...new Set([...known].flatMap(encodings))].sort((a, b) => b.length - a.length)
+    byFirst = new Map()
+    for (const needle of needles)
+      byFirst.set(needle[0]!, [...(byFirst.get(needle[0]!) ?? []), needle])
   }
   add(...secrets)
   return {
     add,
-    longest: () => needles[0]?.length ?? 0,
+    partialAtEnd(text) {
+      const longest = needles[0]?.length ?? 0
+      // From the furthest start a proper prefix can have to the last character.
+      for (let at = Math.max(0, text.length - longest + 1); at < text.length; at++) {
+        const candidates = byFirst.get(text[at]!)
+        if (!candidates) continue
+        const tail = text.slice(at)
+        if (candidates.some((n) => n.length > tail.length && n.startsWith(tail))) {
+          return tail.length
+        }
+      }
+      return 0
+    },
     redact(text) {
       let out = text
       for (const needle of needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED)

@@ -43,6 +43,20 @@ test('a secret split across text deltas never reaches the client, and no text is
   assert.equal(out.at(-1)?.type, 'text-end')
 })
 
+test('ordinary text is sent at once; only an end that could start a secret waits', async () => {
+  const out = await through([
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'plain words ' },
+    { type: 'text-delta', id: 't', delta: `then ${SECRET.slice(0, 6)}` },
+    { type: 'text-delta', id: 't', delta: 'xyz, not a secret' },
+    { type: 'text-end', id: 't' },
+  ])
+  const deltas = out.flatMap((c) => (c.type === 'text-delta' ? [c.delta] : []))
+  assert.equal(deltas[0], 'plain words ', 'the first delta was held back')
+  assert.equal(deltas[1], 'then ', 'the possible start of a secret was not held back')
+  assert.equal(deltas.join(''), `plain words then ${SECRET.slice(0, 6)}xyz, not a secret`)
+})
+
 test('text cut off without its end is still delivered, redacted', async () => {
   const out = await through([
     { type: 'text-start', id: 't' },

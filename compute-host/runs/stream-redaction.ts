@@ -3,19 +3,19 @@ import type { Redactor } from '../../runtime/redaction.ts'
 
 /**
  * Redacts a UI-message stream on its way to the client. The model's text arrives in deltas and a
- * secret may be split across two of them, so each text part holds back the last `longest - 1`
- * characters of its redacted text until more arrives or the part ends: whatever is sent can no
- * longer become part of a secret. Other chunks that carry model or tool data (tool input and
+ * secret may be split across two of them, so each text part holds back the end of its redacted
+ * text that could be the start of a secret (usually nothing) until more arrives or the part
+ * ends: whatever is sent can no longer become part of a secret, and ordinary text is not delayed. Other chunks that carry model or tool data (tool input and
  * output, errors) are redacted whole. Activity parts pass as they are (the activity log redacted
  * them already).
  */
 export function redactUiStream(
-  redactor: Pick<Redactor, 'redact' | 'longest'>,
+  redactor: Pick<Redactor, 'redact' | 'partialAtEnd'>,
 ): TransformStream<UIMessageChunk, UIMessageChunk> {
   const pending = new Map<string, string>()
   const release = (id: string, all: boolean): string => {
     const text = redactor.redact(pending.get(id) ?? '')
-    const keep = all ? 0 : Math.min(text.length, Math.max(0, redactor.longest() - 1))
+    const keep = all ? 0 : redactor.partialAtEnd(text)
     pending.set(id, text.slice(text.length - keep))
     return text.slice(0, text.length - keep)
   }
