@@ -24,6 +24,8 @@ import { unifiedDiff } from './unified-diff.ts'
 type Deps = { db: Db; workspaceRoot: string; redact: (text: string) => string }
 
 const MAX_DIFF_INPUT = 256 * 1024
+// The most diff text one answer carries, all files together.
+const MAX_DIFF_TOTAL = 1_000_000
 
 /**
  * What a turn changed, file by file, with a diff of each and whether undo would restore it now
@@ -37,18 +39,24 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
   if (!row) return { ...base, state: 'none', files: [], truncated: false, total: 0, limits: [] }
   const changes = (row.files ?? []) as StoredChange[]
   const listed = changes.slice(0, MAX_LISTED_FILES)
-  const blobs = await TurnChanges.readBlobs(deps.db, listed.flatMap(hashesOf))
+  const kept = await TurnChanges.existingBlobs(deps.db, listed.flatMap(hashesOf))
+  const blobs = await TurnChanges.readBlobs(deps.db, listed.flatMap(smallHashesOf))
+  let budget = MAX_DIFF_TOTAL
   const root =
     row.state === 'recorded' ? await rootOf(deps, row.repository).catch(() => null) : null
   const files: TurnFileChange[] = []
   for (const change of listed) {
-    const shown = diffOf(change, blobs)
+    const shown =
+      budget > 0
+        ? diffOf(change, blobs)
+        : { diff: null, note: 'not shown: this answer holds enough diffs' }
+    budget -= shown.diff?.length ?? 0
     const verdict =
       row.state !== 'recorded'
         ? { ok: false, reason: stateReason(row.state) }
         : root === null
           ? { ok: false, reason: "the workspace's repository cannot be found" }
-          : await undoVerdict(root, change, blobs)
+          : await undoVerdict(root, change, kept)
     files.push({
       path: change.path,
       change: kindOf(change),
@@ -89,20 +97,20 @@ export async function undoTurn(deps: Deps, ref: TurnRef): Promise<UndoResult> {
   })
   const row = await TurnChanges.claimUndo(deps.db, ref.sessionId, ref.turnId)
   const changes = (row.files ?? []) as StoredChange[]
-  const blobs = await TurnChanges.readBlobs(deps.db, changes.flatMap(hashesOf))
+  const kept = await TurnChanges.existingBlobs(deps.db, changes.flatMap(hashesOf))
   const results: UndoFileResult[] = []
   try {
     for (const change of changes) {
       const refuse = (reason: string) =>
         results.push({ path: change.path, outcome: 'refused', reason })
       try {
-        const verdict = await undoVerdict(root, change, blobs)
+        const verdict = await undoVerdict(root, change, kept)
         if (!verdict.ok) {
           refuse(verdict.reason)
           continue
         }
         const outcome = await withTimeBound('undo', change.path, FILE_OPERATION_LIMIT_MS, () =>
-          restore(root, change, blobs),
+          restore(deps.db, root, change),
         )
         results.push({ path: change.path, outcome })
       } catch (error) {
@@ -125,6 +133,10 @@ async function rootOf(deps: Deps, repository: string): Promise<string> {
 
 const hashesOf = (c: StoredChange) =>
   [c.before, c.after].flatMap((s) => (s?.kind === 'file' ? [s.hash] : []))
+const smallHashesOf = (c: StoredChange) =>
+  [c.before, c.after].flatMap((s) =>
+    s?.kind === 'file' && s.size <= MAX_DIFF_INPUT ? [s.hash] : [],
+  )
 
 function kindOf(change: StoredChange): TurnFileChange['change'] {
   return change.before === null ? 'created' : change.after === null ? 'deleted' : 'modified'
@@ -148,7 +160,7 @@ function describe(state: FileState | null): string {
 async function undoVerdict(
   root: string,
   change: StoredChange,
-  blobs: Map<string, string>,
+  kept: Set<string>,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   const { before, after } = change
   if (change.mixed) {
@@ -175,7 +187,7 @@ async function undoVerdict(
       }
     }
   }
-  if (before?.kind === 'file' && !blobs.has(before.hash)) {
+  if (before?.kind === 'file' && !kept.has(before.hash)) {
     return {
       ok: false,
       reason: 'popagent no longer keeps the content this file had before the turn',
@@ -200,9 +212,9 @@ async function undoVerdict(
 }
 
 async function restore(
+  db: Db,
   root: string,
   change: StoredChange,
-  blobs: Map<string, string>,
 ): Promise<'restored' | 'removed'> {
   const { before, after } = change
   if (before === null) {
@@ -210,7 +222,9 @@ async function restore(
     return 'removed'
   }
   if (before.kind !== 'file') throw new Error('nothing to restore')
-  const content = Buffer.from(blobs.get(before.hash)!, 'base64')
+  const stored = (await TurnChanges.readBlobs(db, [before.hash])).get(before.hash)
+  if (stored === undefined) throw new Error('its earlier content is no longer kept')
+  const content = Buffer.from(stored, 'base64')
   const absolute = join(root, ...change.path.split('/'))
   await writePinned(root, absolute, content, {
     createParents: after === null,

@@ -90,6 +90,20 @@ export async function readBlobs(db: Db, hashes: readonly string[]): Promise<Map<
   return found
 }
 
+/** Which of these hashes the store still has (contents not read). */
+export async function existingBlobs(db: Db, hashes: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>()
+  const unique = [...new Set(hashes)]
+  for (let i = 0; i < unique.length; i += 1_000) {
+    const rows = await db
+      .select({ hash: turnBlobs.hash })
+      .from(turnBlobs)
+      .where(inArray(turnBlobs.hash, unique.slice(i, i + 1_000)))
+    for (const row of rows) found.add(row.hash)
+  }
+  return found
+}
+
 export async function startTurn(
   db: Db,
   turn: { turnId: string; sessionId: string; workspaceId: string; repository: string },
