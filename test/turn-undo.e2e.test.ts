@@ -22,6 +22,8 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { createId } from '../runtime/ids.ts'
+import * as TurnChanges from '../runtime/turn-changes/index.ts'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
 import { createSession, createWorkspace } from './support/api-fixtures.ts'
 import { markRoles, postChat, roleOf, toolResultsOf } from './support/chat.ts'
@@ -260,6 +262,23 @@ describe('per-turn undo', () => {
     )
     assert.equal(await read('e.txt'), 'e USER DURING\n')
     assert.equal(await read('d.txt'), 'd AGENT AGAIN\nd USER DURING\n')
+  })
+
+  test('a turn a stopped host left while recording is reported failed and cannot be undone', async () => {
+    const sessionId = await createSession(stack.edge(), workspaceId)
+    const turnId = createId('turn')
+    await TurnChanges.startTurn(stack.database.db, {
+      turnId,
+      sessionId,
+      workspaceId,
+      repository: 'proj',
+    })
+    const listed = await changes(sessionId, turnId)
+    assert.equal(listed.state, 'failed')
+    assert.match(listed.error, /stopped during the turn/)
+    const res = await undo(sessionId, turnId)
+    assert.equal(res.status, 409)
+    assert.match(((await res.json()) as any).error.message, /could not be recorded/)
   })
 
   test('a turn that wrote nothing has no changes; a turn of another session is not found', async () => {

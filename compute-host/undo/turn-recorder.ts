@@ -25,9 +25,16 @@ export const WRITING_TOOLS = new Set(['workspace-write', 'workspace-edit', 'shel
 // for a turn's recording before they read it (the run never waits for an observer).
 const pending = new Map<string, Promise<void>>()
 
-/** Waits until the turn's change set is recorded, when it is being recorded right now. */
-export async function recordingOf(turnId: string): Promise<void> {
+// Turns of this process whose changes are being followed (from the first write to the record).
+const live = new Set<string>()
+
+/**
+ * Waits until the turn's change set is recorded, when it is being recorded right now; answers
+ * whether the turn is still followed by this process (false for a turn a stopped host left).
+ */
+export async function recordingOf(turnId: string): Promise<boolean> {
   await pending.get(turnId)
+  return live.has(turnId)
 }
 
 type Change = { before: FileState | null; after: FileState | null; mixed?: boolean }
@@ -75,6 +82,7 @@ export function turnUndoRecorder(
     const workspace = await Workspaces.get(deps.db, turn.workspaceId)
     const repository = await resolveInside(deps.workspaceRoot, workspace.path)
     const root = join(deps.workspaceRoot, repository)
+    live.add(turn.turnId)
     await TurnChanges.startTurn(deps.db, { ...turn, repository })
     const known = await readTree(root)
     await TurnChanges.keepBlobs(deps.db, blobsOf(known.files.values()))
@@ -185,7 +193,10 @@ export function turnUndoRecorder(
     }),
     observer: (event) => {
       if (event.type !== 'run-end' || !tracking) return
-      const done = finish().finally(() => pending.delete(turn.turnId))
+      const done = finish().finally(() => {
+        pending.delete(turn.turnId)
+        live.delete(turn.turnId)
+      })
       pending.set(turn.turnId, done)
       return done
     },

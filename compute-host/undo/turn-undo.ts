@@ -32,9 +32,8 @@ const MAX_DIFF_TOTAL = 1_000_000
  * (the file must still be as the agent left it).
  */
 export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChangesAnswer> {
-  await recordingOf(ref.turnId)
   await assertSession(deps.db, ref.sessionId)
-  const row = await TurnChanges.getTurn(deps.db, ref.sessionId, ref.turnId)
+  const row = await currentTurn(deps.db, ref)
   const base = { sessionId: ref.sessionId, turnId: ref.turnId }
   if (!row) return { ...base, state: 'none', files: [], truncated: false, total: 0, limits: [] }
   const changes = (row.files ?? []) as StoredChange[]
@@ -84,9 +83,8 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
  * is still exactly as the agent left it, and refused, untouched, otherwise.
  */
 export async function undoTurn(deps: Deps, ref: TurnRef): Promise<UndoResult> {
-  await recordingOf(ref.turnId)
   await assertSession(deps.db, ref.sessionId)
-  const found = await TurnChanges.getTurn(deps.db, ref.sessionId, ref.turnId)
+  const found = await currentTurn(deps.db, ref)
   if (!found) throw new TurnChanges.TurnNotFound({ ...ref })
   // The repository first: a workspace that went missing leaves the turn undoable later.
   const root = await rootOf(deps, found.repository).catch((error: unknown) => {
@@ -121,6 +119,18 @@ export async function undoTurn(deps: Deps, ref: TurnRef): Promise<UndoResult> {
     await TurnChanges.finishUndo(deps.db, ref.turnId, results)
   }
   return { ...ref, files: results }
+}
+
+/**
+ * The turn's row once its recording (if running) is written. A turn left `recording` by a host
+ * that stopped during it is marked failed: its after-state was never seen.
+ */
+async function currentTurn(db: Db, ref: TurnRef) {
+  const followed = await recordingOf(ref.turnId)
+  const row = await TurnChanges.getTurn(db, ref.sessionId, ref.turnId)
+  if (row?.state !== 'recording' || followed) return row
+  await TurnChanges.failTurn(db, ref.turnId, 'the compute host stopped during the turn')
+  return TurnChanges.getTurn(db, ref.sessionId, ref.turnId)
 }
 
 async function assertSession(db: Db, sessionId: string) {
