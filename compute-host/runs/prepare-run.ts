@@ -1,25 +1,20 @@
-import { join } from 'node:path'
-import type { AgentExecutionOptions } from '@mastra/core/agent'
 import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
-import * as Workspaces from '../../runtime/workspaces/index.ts'
-import { errorMessage } from '../../runtime/error-message.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
 import type { AgentFactory, RunAgents } from '../agents/factory.ts'
-import { createRunContext } from '../agents/run-context.ts'
 import type { Logger } from '../log.ts'
-import { MEMORY_RESOURCE_ID, type ThreadMemory } from '../memory/thread-memory.ts'
-import { buildRepoBrief, formatRepoBrief } from '../repo-brief/brief.ts'
-import type { RepoBrief } from '../repo-brief/brief.ts'
-import { PathNotDirectory, resolveInside } from '../workspaces/containment.ts'
+import type { ThreadMemory } from '../memory/thread-memory.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
-import { delegationConfig, STEP_CEILING_KEY } from './delegation.ts'
+import { STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { guardHooks } from './guard-hooks.ts'
 import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
 import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
 import type { UsageMeter } from './usage.ts'
+import { phaseClock } from './phase-clock.ts'
+import { briefFor, repositoryOf, type Preflight } from './preflight.ts'
+import { supervisorOptions, type StepUsage } from './supervisor-options.ts'
 
 /** What every run driver (chat turn, task attempt) needs from the host. */
 export type RunDeps = {
@@ -174,163 +169,5 @@ export async function prepareRun(
         thread,
         signal,
       }),
-  }
-}
-
-/** Times the phases of preparation, for the run-start event (the latency bench reads them). */
-function phaseClock(startedAt = Date.now()) {
-  const phases: Record<string, number> = {}
-  let last = performance.now() - (Date.now() - startedAt)
-  return {
-    lap(phase: string) {
-      const now = performance.now()
-      phases[phase] = Math.round((now - last) * 100) / 100
-      last = now
-    },
-    report: () => ({ startedAt, phases }),
-  }
-}
-
-type Preflight = { brief: RepoBrief; text: string }
-type PrepareStep = ReturnType<typeof reserveFinalStep>
-
-/**
- * Every step of the supervisor sees the preflight brief as a system message; the first step
- * waits for it. Kept out of memory: it describes the repository now, not the conversation.
- */
-function withBrief(briefing: Promise<Preflight | undefined>, next: PrepareStep): PrepareStep {
-  return async (args) => {
-    const preflight = await briefing
-    if (!preflight) return next(args)
-    const systemMessages = [
-      ...args.systemMessages,
-      {
-        role: 'system' as const,
-        content: `A repository brief was prepared for this request before the run started:\n\n${preflight.text}`,
-      },
-    ]
-    return (await next({ ...args, systemMessages })) ?? { systemMessages }
-  }
-}
-
-type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
-
-// The loop's step result type is not exported; take it from the execution options.
-type SupervisorStep = Parameters<NonNullable<AgentExecutionOptions['onStepFinish']>>[0]
-
-function supervisorOptions(run: {
-  run: RunRef
-  events: RunEvents
-  budget: RunBudget
-  supervisor: { agentId: string; agentName: string }
-  settings: AgentRuntimeSettings
-  route: string
-  agents: Record<string, { name: string; model: string }>
-  workspaceRoot: string | undefined
-  briefing: Promise<Preflight | undefined>
-  usage: UsageMeter
-  thread: string
-  signal: AbortSignal
-}) {
-  const { settings, events, budget } = run
-  const supervisorId = run.supervisor.agentId
-  let step = 0
-  return {
-    memory: { thread: run.thread, resource: MEMORY_RESOURCE_ID },
-    requestContext: createRunContext({
-      modelRoute: run.route,
-      settings,
-      ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
-    }),
-    abortSignal: run.signal,
-    maxSteps: settings.supervisorMaxSteps,
-    prepareStep: withBrief(
-      run.briefing,
-      reserveFinalStep(
-        () => settings.supervisorMaxSteps,
-        () => settings.finalResponseFeedback,
-        (step) => budget.answeringStep(supervisorId, step),
-      ),
-    ),
-    // A model that asks for tools on its answering step anyway still stops there.
-    stopWhen: ({ steps }: { steps: readonly unknown[] }) =>
-      budget.answered(supervisorId, steps.length),
-    toolCallConcurrency: { limit: settings.toolCallConcurrency, strategy: 'called' as const },
-    maxProcessorRetries: settings.processorRetries,
-    delegation: delegationConfig({
-      settings,
-      events,
-      run: run.run,
-      usage: run.usage,
-      agents: run.agents,
-    }),
-    onStepFinish: (result: SupervisorStep) => {
-      budget.stepFinished((result as { usage?: StepUsage }).usage)
-      events.emit({
-        type: 'step',
-        run: run.run,
-        ...run.supervisor,
-        step: ++step,
-        maxSteps: settings.supervisorMaxSteps,
-        finishReason: result.finishReason ?? null,
-        text: result.text,
-        toolCalls: result.toolCalls.map((call) => ({
-          tool: call.payload.toolName,
-          arguments: call.payload.args,
-        })),
-      })
-    },
-  }
-}
-
-/**
- * The workspace's repository as a canonical absolute path, proven to lie inside the workspace
- * root; when the directory is missing (or leads outside), no root and the reason, which the run's
- * workspace tools then give the model instead of failing obscurely.
- */
-async function repositoryOf(
-  deps: RunDeps,
-  workspaceId: string,
-): Promise<{ root?: string; missing?: string }> {
-  const workspace = await Workspaces.get(deps.db, workspaceId)
-  try {
-    return {
-      root: join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path)),
-    }
-  } catch (error) {
-    const message = errorMessage(error)
-    deps.log.warn('workspace directory unavailable for this run', {
-      workspaceId,
-      path: workspace.path,
-      error: message,
-    })
-    return {
-      missing:
-        error instanceof PathNotDirectory
-          ? Workspaces.missingDirectoryAdvice(workspace.path)
-          : `the workspace's path "${workspace.path}" cannot be used: ${message}`,
-    }
-  }
-}
-
-/**
- * The repository brief for the request, built before the first model call. A failure only costs
- * the preflight (it is logged); the run goes on without it.
- */
-async function briefFor(
-  root: string,
-  query: string,
-  deps: RunDeps,
-  signal: AbortSignal | undefined,
-) {
-  if (!query) return undefined
-  try {
-    const brief = await buildRepoBrief(root, query.slice(0, 500), signal)
-    return { brief, text: formatRepoBrief(brief) }
-  } catch (error) {
-    deps.log.warn('repository brief failed; the run continues without it', {
-      error: errorMessage(error),
-    })
-    return undefined
   }
 }
