@@ -160,6 +160,15 @@ function MessageView(props: {
           </For>
         </p>
       </Show>
+      <Show when={meta()?.budget}>
+        {(b) => (
+          <p class="usage budget" title="What this turn may spend (settings → budgets)">
+            Budget: {b().used.toolCalls} of {b().limits.toolCalls} tool calls ·{' '}
+            {b().used.inputTokens.toLocaleString()} of {b().limits.inputTokens.toLocaleString()}{' '}
+            input tokens
+          </p>
+        )}
+      </Show>
     </article>
   )
 }
