@@ -18,6 +18,7 @@ import {
   ResolveWorkspaceBody,
 } from '../../../../runtime/contracts/host-api.ts'
 import { ChatRequest } from '../../../../runtime/contracts/chat.ts'
+import { TurnRef } from '../../../../runtime/contracts/turn-changes.ts'
 
 export type RouteInputs = Partial<Record<Validation['target'], z.ZodType>>
 export type Route = { method: string; path: string; inputs: RouteInputs }
@@ -66,6 +67,8 @@ const HOST_BODIES: Record<string, z.ZodType> = {
   [`POST ${HostPaths.repoBrief}`]: RepoBriefBody,
   [`POST ${HostPaths.threads}`]: DeleteThreadsBody,
   [`POST ${HostPaths.cronPreview}`]: CronPreviewBody,
+  [`POST ${HostPaths.turnChanges}`]: TurnRef,
+  [`POST ${HostPaths.undoTurn}`]: TurnRef,
 }
 
 export function hostRoutes(resources: HostResources, token: string): Route[] {
@@ -89,4 +92,5 @@ export function fillPath(path: string, values: Record<string, string> = {}): str
 const NAMELESS_ID: Record<string, string> = {
   id: 'ses_00000000000000000000000000',
   skillId: 'skl_00000000000000000000000000',
+  turnId: 'trn_00000000000000000000000000',
 }
