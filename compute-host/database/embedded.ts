@@ -6,8 +6,6 @@ import { migrate } from 'drizzle-orm/pglite/migrator'
 import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { drizzleOptions, type Db } from '../../db/index.ts'
 import type { DatabaseHandle } from './handle.ts'
 
@@ -167,9 +165,6 @@ export async function openEmbeddedSingle(dataDir: string): Promise<{
         await rm(legacyDir, { recursive: true, force: true })
       }
     }
-    // initdb's own WASM instance (hundreds of MB) stays resident until a full collection, which
-    // an idle server may not run for hours.
-    if (created) collectGarbage()
     return { pglite, created, ...(legacyObservability && { legacyObservability }) }
   } catch (error) {
     await pglite.close().catch(() => {})
@@ -189,16 +184,6 @@ async function holdsRows(pglite: PGlite): Promise<boolean> {
     if (found.rows.length) return true
   }
   return false
-}
-
-/** A full garbage collection, whether or not Node was started with --expose-gc. */
-export function collectGarbage(): void {
-  const exposed = (globalThis as { gc?: () => void }).gc
-  if (exposed) return exposed()
-  setFlagsFromString('--expose-gc')
-  const gc = runInNewContext('gc') as () => void
-  setFlagsFromString('--no-expose-gc')
-  gc()
 }
 
 /** An in-memory embedded database, for tests of the embedded path. */
