@@ -5,6 +5,8 @@
  * change is undone (where bubblewrap runs); a file replaced by a link to outside after the turn
  * is refused and nothing is written outside.
  */
+import { ErrorResponse } from '../runtime/contracts/errors.ts'
+import { TurnChanges as TurnChangesBody, UndoResult } from '../runtime/contracts/turn-changes.ts'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
@@ -101,7 +103,7 @@ describe('per-turn undo', () => {
   const changes = async (sessionId: string, turnId: string) => {
     const res = await api(`/sessions/${sessionId}/turns/${turnId}/changes`)
     assert.equal(res.status, 200, await res.clone().text())
-    return (await res.json()) as any
+    return TurnChangesBody.parse(await res.json())
   }
   const undo = (sessionId: string, turnId: string) =>
     api(`/sessions/${sessionId}/turns/${turnId}/undo`, { method: 'POST' })
@@ -138,7 +140,7 @@ describe('per-turn undo', () => {
     const listed = await changes(sessionId, turnId)
     assert.equal(listed.state, 'recorded')
     assert.deepEqual(
-      listed.files.map((f: any) => [f.path, f.change, f.undoable]),
+      listed.files.map((f) => [f.path, f.change, f.undoable]),
       [
         ['src/a.txt', 'modified', true],
         ['src/b.txt', 'modified', true],
@@ -147,22 +149,22 @@ describe('per-turn undo', () => {
       ],
     )
     assert.match(
-      listed.files[0].diff,
+      listed.files[0]!.diff ?? '',
       /^--- a\/src\/a\.txt\n\+\+\+ b\/src\/a\.txt\n@@ -1,2 \+1,2 @@\n-a line 1\n\+a AGENT\n a line 2\n$/,
     )
 
     // The user edits one of the agent's files after the turn.
     await writeFile(join(repo, 'src', 'b.txt'), 'b USER\n')
     const again = await changes(sessionId, turnId)
-    const b = again.files.find((f: any) => f.path === 'src/b.txt')
+    const b = again.files.find((f) => f.path === 'src/b.txt')!
     assert.equal(b.undoable, false)
-    assert.match(b.reason, /changed after the agent/)
+    assert.match(b.reason ?? '', /changed after the agent/)
 
     const res = await undo(sessionId, turnId)
     assert.equal(res.status, 200, await res.clone().text())
-    const result = (await res.json()) as any
+    const result = UndoResult.parse(await res.json())
     assert.deepEqual(
-      result.files.map((f: any) => [f.path, f.outcome]),
+      result.files.map((f) => [f.path, f.outcome]),
       [
         ['src/a.txt', 'restored'],
         ['src/b.txt', 'refused'],
@@ -170,7 +172,7 @@ describe('per-turn undo', () => {
         ['src/new.txt', 'removed'],
       ],
     )
-    assert.match(result.files[1].reason, /does not overwrite/)
+    assert.match(result.files[1]!.reason ?? '', /does not overwrite/)
     assert.equal(await read('a.txt'), 'a line 1\na line 2\n')
     assert.equal(await read('c.txt'), 'c line 1\nc line 2\n')
     assert.equal(await read('b.txt'), 'b USER\n')
@@ -181,11 +183,11 @@ describe('per-turn undo', () => {
     // Undo runs once.
     const second = await undo(sessionId, turnId)
     assert.equal(second.status, 409)
-    assert.match(((await second.json()) as any).error.message, /already undone/)
+    assert.match(ErrorResponse.parse(await second.json()).error.message, /already undone/)
     assert.equal(await read('b.txt'), 'b USER\n')
     const after = await changes(sessionId, turnId)
     assert.equal(after.state, 'undone')
-    assert.equal(after.undo.length, 4)
+    assert.equal(after.undo!.length, 4)
   })
 
   test('a file replaced by a link to outside after the turn is refused; nothing is written outside', async () => {
@@ -210,15 +212,15 @@ describe('per-turn undo', () => {
 
     const res = await undo(sessionId, turnId)
     assert.equal(res.status, 200, await res.clone().text())
-    const result = (await res.json()) as any
+    const result = UndoResult.parse(await res.json())
     assert.deepEqual(
-      result.files.map((f: any) => [f.path, f.outcome]),
+      result.files.map((f) => [f.path, f.outcome]),
       [
         ['src/e.txt', 'refused'],
         ['src/made.txt', 'refused'],
       ],
     )
-    assert.match(result.files[0].reason, /symbolic link/)
+    assert.match(result.files[0]!.reason ?? '', /symbolic link/)
     assert.equal(await readFile(join(outside, 'e.txt'), 'utf8'), agentText)
     assert.equal(await readFile(join(outside, 'made.txt'), 'utf8'), 'made\n')
     assert.deepEqual((await readdir(outside)).sort(), ['e.txt', 'made.txt'])
@@ -251,13 +253,13 @@ describe('per-turn undo', () => {
     })
     const listed = await changes(sessionId, turnId)
     assert.deepEqual(
-      listed.files.map((f: any) => [f.path, f.undoable]),
+      listed.files.map((f) => [f.path, f.undoable]),
       [['src/d.txt', false]],
     )
-    assert.match(listed.files[0].reason, /someone else during the turn/)
-    const result = (await (await undo(sessionId, turnId)).json()) as any
+    assert.match(listed.files[0]!.reason ?? '', /someone else during the turn/)
+    const result = UndoResult.parse(await (await undo(sessionId, turnId)).json())
     assert.deepEqual(
-      result.files.map((f: any) => [f.path, f.outcome]),
+      result.files.map((f) => [f.path, f.outcome]),
       [['src/d.txt', 'refused']],
     )
     assert.equal(await read('e.txt'), 'e USER DURING\n')
@@ -275,10 +277,10 @@ describe('per-turn undo', () => {
     })
     const listed = await changes(sessionId, turnId)
     assert.equal(listed.state, 'failed')
-    assert.match(listed.error, /stopped during the turn/)
+    assert.match(listed.error ?? '', /stopped during the turn/)
     const res = await undo(sessionId, turnId)
     assert.equal(res.status, 409)
-    assert.match(((await res.json()) as any).error.message, /could not be recorded/)
+    assert.match(ErrorResponse.parse(await res.json()).error.message, /could not be recorded/)
   })
 
   test('a turn that wrote nothing has no changes; a turn of another session is not found', async () => {
@@ -312,7 +314,7 @@ describe('per-turn undo', () => {
       assert.equal(await read('d.txt'), 'd line 1\nd line 2\nshell\n')
       const listed = await changes(sessionId, turnId)
       assert.deepEqual(
-        listed.files.map((f: any) => [f.path, f.change]),
+        listed.files.map((f) => [f.path, f.change]),
         [
           ['src/c.txt', 'deleted'],
           ['src/d.txt', 'modified'],
@@ -320,9 +322,9 @@ describe('per-turn undo', () => {
         ],
       )
       const res = await undo(sessionId, turnId)
-      const result = (await res.json()) as any
+      const result = UndoResult.parse(await res.json())
       assert.deepEqual(
-        result.files.map((f: any) => [f.path, f.outcome]),
+        result.files.map((f) => [f.path, f.outcome]),
         [
           ['src/c.txt', 'restored'],
           ['src/d.txt', 'restored'],
@@ -355,16 +357,16 @@ describe('per-turn undo', () => {
         })
         const listed = await changes(sessionId, turnId)
         assert.deepEqual(
-          listed.files.map((f: any) => [f.path, f.change, f.undoable]),
+          listed.files.map((f) => [f.path, f.change, f.undoable]),
           [
             ['src/big.bin', 'modified', false],
             ['src/small.txt', 'created', true],
           ],
         )
-        assert.match(listed.files[0].reason, /too large/)
-        const result = (await (await undo(sessionId, turnId)).json()) as any
+        assert.match(listed.files[0]!.reason ?? '', /too large/)
+        const result = UndoResult.parse(await (await undo(sessionId, turnId)).json())
         assert.deepEqual(
-          result.files.map((f: any) => [f.path, f.outcome]),
+          result.files.map((f) => [f.path, f.outcome]),
           [
             ['src/big.bin', 'refused'],
             ['src/small.txt', 'removed'],
