@@ -11,6 +11,7 @@ import { benchApiStack } from './api-stack.ts'
 import { benchChatTurn } from './chat-turn.ts'
 import { benchColdStart } from './cold-start.ts'
 import { benchCronLateness } from './cron-lateness.ts'
+import { benchFootprint } from './footprint.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
@@ -27,6 +28,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'turn-latency': benchTurnLatency,
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
+  footprint: benchFootprint,
 }
 
 const quick = process.argv.includes('--quick')
