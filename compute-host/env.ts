@@ -11,7 +11,8 @@ export const HostEnv = z
   .object({
     // A real PostgreSQL for application data; unset ⇒ embedded PGlite under POPAGENT_DATA_DIR.
     DATABASE_URL: z.string().min(1).optional(),
-    // The separate observability database; unset ⇒ a second embedded PGlite (single process only).
+    // The separate observability database; unset ⇒ the `observability` schema of the embedded
+    // PGlite instance (single process only).
     OBSERVABILITY_DATABASE_URL: z.string().min(1).optional(),
     // Where embedded databases and other local state (the generated API key) live.
     POPAGENT_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
