@@ -124,7 +124,7 @@ describe('chat page', { skip: browserMissing }, () => {
       assert.match(tool, /skill_search/)
       assert.match(tool, /completed/)
       assert.match(
-        await reply(page).locator('.usage').innerText(),
+        await reply(page).locator('.usage:not(.budget)').innerText(),
         /remote\/selected: \d+ in · \d+ out/,
       )
     }

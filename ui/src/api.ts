@@ -1,6 +1,6 @@
 import { hc } from 'hono/client'
 import type { AppType } from '../../handlers/app.ts'
-import { apiKey, keyRejected } from './auth.ts'
+import { signalKeyRejected, storedKey } from './auth.ts'
 
 /**
  * The one typed client. Every request carries the API key the owner entered or signed in with
@@ -8,12 +8,12 @@ import { apiKey, keyRejected } from './auth.ts'
  */
 export const client = hc<AppType>('/', {
   headers: (): Record<string, string> => {
-    const key = apiKey()
+    const key = storedKey()
     return key ? { 'x-popagent-key': key } : {}
   },
   fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
     const res = await fetch(input, init)
-    if (res.status === 401) keyRejected()
+    if (res.status === 401) signalKeyRejected()
     return res
   },
 })

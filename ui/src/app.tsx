@@ -1,8 +1,8 @@
 import { A, createAsync, HashRouter, Route, type RouteSectionProps } from '@solidjs/router'
-import { lazy, Show } from 'solid-js'
+import { lazy, Show, type JSX } from 'solid-js'
 import { ChatProvider } from './chat/chat-context.tsx'
 import { KeyPrompt } from './components/key-prompt.tsx'
-import { keyPrompt } from './auth.ts'
+import { AuthProvider, useAuth } from './auth-provider.tsx'
 import { getModels } from './queries/models.ts'
 
 const Chat = lazy(() => import('./pages/chat.tsx'))
@@ -27,21 +27,31 @@ function Layout(props: RouteSectionProps) {
   // holds is fetched again after five seconds). refreshModels() asks the gateway again.
   createAsync(() => getModels())
   return (
-    <ChatProvider>
-      <div class="shell">
-        <nav class="topnav" aria-label="Main">
-          <span class="brand">popagent</span>
-          {NAV.map(([href, label]) => (
-            <A href={href} end={href === '/'} activeClass="active">
-              {label}
-            </A>
-          ))}
-        </nav>
-        <Show when={keyPrompt() === 'none'} fallback={<KeyPrompt reason={keyPrompt()} />}>
-          <main class="page">{props.children}</main>
-        </Show>
-      </div>
-    </ChatProvider>
+    <AuthProvider>
+      <ChatProvider>
+        <Shell>{props.children}</Shell>
+      </ChatProvider>
+    </AuthProvider>
+  )
+}
+
+/** The navigation, and the pages once the server accepts the key (or needs none). */
+function Shell(props: { children: JSX.Element }) {
+  const auth = useAuth()
+  return (
+    <div class="shell">
+      <nav class="topnav" aria-label="Main">
+        <span class="brand">popagent</span>
+        {NAV.map(([href, label]) => (
+          <A href={href} end={href === '/'} activeClass="active">
+            {label}
+          </A>
+        ))}
+      </nav>
+      <Show when={auth.prompt() === 'none'} fallback={<KeyPrompt reason={auth.prompt()} />}>
+        <main class="page">{props.children}</main>
+      </Show>
+    </div>
   )
 }
 

@@ -1,5 +1,5 @@
 import { createSignal } from 'solid-js'
-import { saveKey } from '../auth.ts'
+import { useAuth, type KeyPromptReason } from '../auth-provider.tsx'
 
 // Where the owner finds the key: the login link `popagent start` prints, the key file it
 // generated, or the variable that overrides both (cli/api-key-file.ts).
@@ -7,14 +7,15 @@ const WHERE =
   'Open the sign-in link popagent printed when it started, or enter the key from the api-key file in its data directory (POPAGENT_DATA_DIR, ./data by default), or POPAGENT_API_KEY if that is set.'
 
 /** Asks once for the server's API key; a wrong key says so instead of showing a blank page. */
-export function KeyPrompt(props: { reason: 'none' | 'missing' | 'wrong' }) {
+export function KeyPrompt(props: { reason: KeyPromptReason }) {
+  const auth = useAuth()
   const [value, setValue] = createSignal('')
   return (
     <form
       class="card key-prompt"
       onSubmit={(e) => {
         e.preventDefault()
-        if (value().trim()) saveKey(value().trim())
+        if (value().trim()) auth.save(value().trim())
         location.reload()
       }}
     >
