@@ -2,6 +2,7 @@ import { A, useParams } from '@solidjs/router'
 import { For, Show } from 'solid-js'
 import { AgentDetail } from '../agents/agent-detail.tsx'
 import { ErrorNote } from '../components/status.tsx'
+import { ListTable } from '../components/list-table.tsx'
 import { createData } from '../queries/data.ts'
 import { getAgents } from '../queries/agents.ts'
 import './admin.css'
@@ -24,37 +25,35 @@ export default function Agents() {
             <ErrorNote error={agents.error()} />
             <Show when={agents.data()}>
               {(list) => (
-                <div class="table-wrap">
-                  <table class="list" aria-label="Agents">
-                    <thead>
+                <ListTable
+                  label="Agents"
+                  head={
+                    <>
+                      <th>Agent</th>
+                      <th class="hide-narrow">Workspace</th>
+                      <th class="hide-narrow">Browser</th>
+                      <th>Delegable</th>
+                      <th>Tools</th>
+                      <th class="hide-narrow">Model</th>
+                    </>
+                  }
+                >
+                  <For each={list().agents}>
+                    {(a) => (
                       <tr>
-                        <th>Agent</th>
-                        <th class="hide-narrow">Workspace</th>
-                        <th class="hide-narrow">Browser</th>
-                        <th>Delegable</th>
-                        <th>Tools</th>
-                        <th class="hide-narrow">Model</th>
+                        <td>
+                          <A href={`/agents/${a.id}`}>{a.displayName}</A>
+                          <div class="field-hint mono">{a.id}</div>
+                        </td>
+                        <td class="hide-narrow">{a.workspaceAccess}</td>
+                        <td class="hide-narrow">{a.browserAccess}</td>
+                        <td>{a.delegationEligible ? 'yes' : 'no'}</td>
+                        <td>{a.tools.length}</td>
+                        <td class="hide-narrow">{a.modelOverride ?? 'default'}</td>
                       </tr>
-                    </thead>
-                    <tbody>
-                      <For each={list().agents}>
-                        {(a) => (
-                          <tr>
-                            <td>
-                              <A href={`/agents/${a.id}`}>{a.displayName}</A>
-                              <div class="field-hint mono">{a.id}</div>
-                            </td>
-                            <td class="hide-narrow">{a.workspaceAccess}</td>
-                            <td class="hide-narrow">{a.browserAccess}</td>
-                            <td>{a.delegationEligible ? 'yes' : 'no'}</td>
-                            <td>{a.tools.length}</td>
-                            <td class="hide-narrow">{a.modelOverride ?? 'default'}</td>
-                          </tr>
-                        )}
-                      </For>
-                    </tbody>
-                  </table>
-                </div>
+                    )}
+                  </For>
+                </ListTable>
               )}
             </Show>
           </>

@@ -1,14 +1,14 @@
 import { useNavigate, useParams } from '@solidjs/router'
 import { createEffect, createMemo, createSignal, on, onMount, Show } from 'solid-js'
-import { ApiError } from '../api.ts'
 import { useChat } from '../chat/chat-context.tsx'
 import { chatKeys } from '../chat/chat-keys.ts'
 import { Composer } from '../chat/composer.tsx'
 import { FirstRun } from '../chat/first-run.tsx'
 import { followScroll } from '../chat/follow-scroll.ts'
-import { newMessageId, replyMessage, withoutExchange } from '../chat/messages.ts'
+import { newMessageId, replyMessage } from '../chat/messages.ts'
 import { ModelPicker } from '../chat/model-picker.tsx'
-import { SessionHeader } from '../chat/session-header.tsx'
+import { ConversationTop } from '../chat/conversation-top.tsx'
+import { createSessionActions } from '../chat/session-actions.ts'
 import { setupProblem } from '../chat/setup-check.ts'
 import { Sidebar } from '../chat/sidebar.tsx'
 import { Transcript } from '../chat/transcript.tsx'
@@ -16,15 +16,7 @@ import { ErrorNote, Notice } from '../components/status.tsx'
 import { createData } from '../queries/data.ts'
 import { getHealth, refreshHealth } from '../queries/health.ts'
 import { getModels, refreshModels } from '../queries/models.ts'
-import {
-  createSession,
-  deleteSession,
-  getSession,
-  getSessions,
-  patchSession,
-  refreshSession,
-  saveMessages,
-} from '../queries/sessions.ts'
+import { createSession, getSession, getSessions } from '../queries/sessions.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
 import './chat.css'
 
@@ -148,47 +140,14 @@ export default function Chat() {
     )
   }
 
-  async function rename(title: string) {
-    const s = current()
-    return !!s && !!(await run(() => patchSession(s.id, { title })))
-  }
-
-  async function archive(archivedNow: boolean) {
-    const s = current()
-    if (!s) return
-    const saved = await run(() => patchSession(s.id, { archived: archivedNow }))
-    if (saved && archivedNow) chat.setArchivedOpen(true)
-  }
-
-  async function remove() {
-    const s = current()
-    if (!s) return
-    if (await run(() => deleteSession(s.id))) navigate('/')
-  }
-
-  /**
-   * Removes an exchange from the transcript with a save under the revision this page saw. When
-   * the session changed meanwhile (another tab, a turn from the CLI) the server answers 409: the
-   * page reloads the session and says so, and the draft in the message box stays as it is.
-   */
-  async function removeExchange(userMessageId: string) {
-    const s = current()
-    if (!s) return
-    setNotice(undefined)
-    setError(undefined)
-    try {
-      await saveMessages(s.id, {
-        revision: s.revision,
-        messages: withoutExchange(s.messages, userMessageId),
-      })
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 409)) return setError(err)
-      await refreshSession(s.id)
-      setNotice(
-        'This session changed elsewhere, so it was reloaded and nothing was removed. Your draft is kept.',
-      )
-    }
-  }
+  const actions = createSessionActions({
+    current,
+    run,
+    onArchived: () => chat.setArchivedOpen(true),
+    onDeleted: () => navigate('/'),
+    setNotice,
+    setError,
+  })
 
   // On a wide screen the message box takes the focus (on a phone that would open the keyboard).
   onMount(() => {
@@ -239,39 +198,18 @@ export default function Chat() {
         <div class="sidebar-backdrop" onClick={() => setSidebarOpen(false)} />
       </Show>
       <section class="conversation" aria-label="Chat" ref={conversation}>
-        <div class="conversation-top">
-          <button
-            type="button"
-            class="secondary sidebar-toggle"
-            aria-expanded={sidebarOpen()}
-            aria-controls="chat-sessions"
-            onClick={() => {
-              setSidebarOpen(!sidebarOpen())
-              if (sidebarOpen())
-                document.querySelector<HTMLElement>('#chat-sessions .new-chat')?.focus()
-            }}
-          >
-            Sessions
-          </button>
-          <Show
-            when={current()}
-            fallback={
-              <h1 class="session-title">
-                {params.id ? (session.error() ? 'Session not found' : 'Loading…') : 'New chat'}
-              </h1>
-            }
-          >
-            {(s) => (
-              <SessionHeader
-                session={s()}
-                busy={busyHere()}
-                onRename={rename}
-                onArchive={archive}
-                onDelete={remove}
-              />
-            )}
-          </Show>
-        </div>
+        <ConversationTop
+          sidebarOpen={sidebarOpen()}
+          onToggleSidebar={() => setSidebarOpen(!sidebarOpen())}
+          session={current()}
+          placeholder={
+            params.id ? (session.error() ? 'Session not found' : 'Loading…') : 'New chat'
+          }
+          busy={busyHere()}
+          onRename={actions.rename}
+          onArchive={actions.archive}
+          onDelete={actions.remove}
+        />
         <Show when={!blocking() && models.data()?.warning}>
           {(warning) => (
             <p class="gateway-warning" role="alert">
@@ -310,7 +248,9 @@ export default function Chat() {
                 : undefined
             })()}
             onRemove={
-              running() || current()?.archivedAt ? undefined : (id) => void removeExchange(id)
+              running() || current()?.archivedAt
+                ? undefined
+                : (id) => void actions.removeExchange(id)
             }
           />
         </Show>

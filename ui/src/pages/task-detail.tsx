@@ -1,7 +1,6 @@
 import { A, useNavigate, useParams } from '@solidjs/router'
-import { createSignal, For, Match, Show, Switch } from 'solid-js'
-import type { TaskActivityRecord, TaskState } from '../../../runtime/contracts/tasks.ts'
-import type { BudgetReport } from '../../../runtime/contracts/chat.ts'
+import { createSignal, For, Show } from 'solid-js'
+import type { TaskState } from '../../../runtime/contracts/tasks.ts'
 import {
   CANCELLABLE_TASK_STATES,
   LIVE_TASK_STATES,
@@ -13,6 +12,7 @@ import { when } from '../components/dates.ts'
 import { createPolling } from '../components/polling.ts'
 import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
+import { Empty } from '../components/list-table.tsx'
 import { describeError } from '../forms/submission.ts'
 import { createData } from '../queries/data.ts'
 import {
@@ -22,6 +22,8 @@ import {
   refreshTask,
   resolveTask,
 } from '../queries/tasks.ts'
+import { ActivityItem } from '../tasks/activity-item.tsx'
+import { ResolveForm } from '../tasks/resolve-form.tsx'
 import './admin.css'
 
 const CANCELLABLE: readonly TaskState[] = CANCELLABLE_TASK_STATES
@@ -204,7 +206,7 @@ export default function TaskDetail() {
               <h2>Transcript</h2>
               <Show
                 when={(workflow.data()?.activity.length ?? 0) > 0}
-                fallback={<p class="muted">No activity recorded yet.</p>}
+                fallback={<Empty>No activity recorded yet.</Empty>}
               >
                 <ol class="activity-log" aria-label="Transcript">
                   <For each={workflow.data()?.activity}>{(a) => <ActivityItem item={a} />}</For>
@@ -215,150 +217,5 @@ export default function TaskDetail() {
         )}
       </Show>
     </section>
-  )
-}
-
-function ResolveForm(props: { onResolve: (evidence: string) => Promise<void> }) {
-  const [evidence, setEvidence] = createSignal('')
-  return (
-    <form
-      class="stack"
-      onSubmit={async (e) => {
-        e.preventDefault()
-        await props.onResolve(evidence())
-      }}
-    >
-      <label>
-        Evidence that the work is done
-        <textarea
-          rows={3}
-          maxLength={4000}
-          required
-          value={evidence()}
-          onInput={(e) => setEvidence(e.currentTarget.value)}
-          placeholder="What fixed it, and where to see it (a commit, a test run, …)"
-        />
-      </label>
-      <div class="actions">
-        <button type="submit">Resolve as completed</button>
-      </div>
-    </form>
-  )
-}
-
-// Transcript records are free-form objects; these read one field with the type it should have.
-const text = (r: Record<string, unknown>, key: string) =>
-  typeof r[key] === 'string' ? (r[key] as string) : undefined
-const num = (r: Record<string, unknown>, key: string) =>
-  typeof r[key] === 'number' ? (r[key] as number) : undefined
-const shown = (value: unknown): string =>
-  typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? '')
-
-/** The budget used so far, as a step or the budget's end recorded it. */
-function BudgetLine(props: { record: Record<string, unknown> }) {
-  const budget = () => {
-    const b = props.record.budget ?? (props.record.used ? props.record : undefined)
-    return b && typeof b === 'object' ? (b as Partial<BudgetReport>) : undefined
-  }
-  return (
-    <Show when={budget()?.used}>
-      {(used) => (
-        <p class="muted">
-          budget used: {used().inputTokens} / {budget()?.limits?.inputTokens} input tokens ·{' '}
-          {used().outputTokens} / {budget()?.limits?.outputTokens} output tokens ·{' '}
-          {used().toolCalls} / {budget()?.limits?.toolCalls} tool calls
-          <Show when={budget()?.exhausted}>{(k) => <strong> · ended by {k()}</strong>}</Show>
-        </p>
-      )}
-    </Show>
-  )
-}
-
-function ActivityItem(props: { item: TaskActivityRecord }) {
-  const r = () => props.item.record
-  const kind = () => text(r(), 'kind') ?? 'record'
-  const status = () => text(r(), 'status')
-  const calls = () =>
-    Array.isArray(r().toolCalls) ? (r().toolCalls as { tool?: string; arguments?: unknown }[]) : []
-  return (
-    <li class={`kind-${kind()}`} classList={{ failed: status() === 'failed' }}>
-      <div class="record-head">
-        <strong>
-          <Switch fallback={kind()}>
-            <Match when={kind() === 'step'}>
-              Step {num(r(), 'step')}
-              <Show when={num(r(), 'maxSteps')}>{(max) => <> of {max()}</>}</Show>
-            </Match>
-            <Match when={kind() === 'tool'}>Tool {text(r(), 'tool')}</Match>
-            <Match when={kind() === 'delegation'}>Delegated to {text(r(), 'agentName')}</Match>
-            <Match when={kind() === 'repo-brief'}>Repository brief</Match>
-            <Match when={kind() === 'usage'}>Token usage</Match>
-            <Match when={kind() === 'guard'}>Stopped by the {text(r(), 'tool')}</Match>
-            <Match when={kind() === 'budget'}>Budget ended</Match>
-          </Switch>
-        </strong>
-        <Show when={kind() !== 'delegation' && text(r(), 'agentName')}>
-          {(agent) => <span class="muted">{agent()}</span>}
-        </Show>
-        <Show when={status()}>{(s) => <StateBadge state={s()} />}</Show>
-        <Show when={text(r(), 'finishReason')}>
-          {(reason) => <span class="badge">{reason()}</span>}
-        </Show>
-        <Show when={num(r(), 'durationMs') !== undefined}>
-          <span class="muted">{num(r(), 'durationMs')} ms</span>
-        </Show>
-        <span class="muted">
-          attempt {props.item.attempt} · {when(props.item.createdAt)}
-        </span>
-      </div>
-      <Switch>
-        <Match when={kind() === 'step'}>
-          <BudgetLine record={r()} />
-          <Show when={text(r(), 'text')}>{(t) => <pre class="box">{t()}</pre>}</Show>
-          <Show when={calls().length > 0}>
-            <ul class="calls">
-              <For each={calls()}>
-                {(call) => (
-                  <li>
-                    calls <strong>{call.tool}</strong>{' '}
-                    <code class="mono">{shown(call.arguments).slice(0, 300)}</code>
-                  </li>
-                )}
-              </For>
-            </ul>
-          </Show>
-        </Match>
-        <Match when={kind() === 'budget'}>
-          <BudgetLine record={r()} />
-          <Show when={text(r(), 'answer')}>{(t) => <pre class="box">{t()}</pre>}</Show>
-        </Match>
-        <Match when={kind() === 'tool' || kind() === 'delegation' || kind() === 'guard'}>
-          <Show when={r().input !== undefined}>
-            <details>
-              <summary>Input</summary>
-              <pre class="box">{shown(r().input)}</pre>
-            </details>
-          </Show>
-          <Show when={r().output !== undefined}>
-            <pre class="box">{shown(r().output)}</pre>
-          </Show>
-          <Show when={r().error !== undefined}>
-            <pre class="box error">{shown(r().error)}</pre>
-          </Show>
-        </Match>
-        <Match when={kind() === 'repo-brief'}>
-          <details>
-            <summary>Show the brief</summary>
-            <pre class="box">{text(r(), 'text')}</pre>
-          </details>
-        </Match>
-        <Match when={kind() === 'usage'}>
-          <pre class="box">{shown(r().byModel)}</pre>
-        </Match>
-        <Match when={true}>
-          <pre class="box">{shown(r())}</pre>
-        </Match>
-      </Switch>
-    </li>
   )
 }

@@ -8,6 +8,7 @@ import { when } from '../components/dates.ts'
 import { createPolling } from '../components/polling.ts'
 import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote } from '../components/status.tsx'
+import { Empty, ListTable } from '../components/list-table.tsx'
 import { createForm } from '../forms/create-form.ts'
 import { createSubmission } from '../forms/submission.ts'
 import { createData } from '../queries/data.ts'
@@ -50,65 +51,63 @@ export default function Tasks() {
         {(list) => (
           <Show
             when={list().tasks.length > 0}
-            fallback={<p class="muted">No tasks{state() ? ` in state ${state()}` : ''} yet.</p>}
+            fallback={<Empty>No tasks{state() ? ` in state ${state()}` : ''} yet.</Empty>}
           >
-            <div class="table-wrap">
-              <table class="list" aria-label="Tasks">
-                <thead>
-                  <tr>
-                    <th>Task</th>
-                    <th>State</th>
-                    <th class="hide-narrow">Workspace</th>
-                    <th class="hide-narrow">Source</th>
-                    <th class="hide-narrow">Attempts</th>
-                    <th class="nowrap">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  <For each={list().tasks}>
-                    {(t) => (
-                      <tr data-task-id={t.id}>
-                        <td>
-                          <A href={`/tasks/${t.id}`}>{t.title}</A>
-                          <Show when={t.kind === 'remediation'}>
+            <ListTable
+              label="Tasks"
+              head={
+                <>
+                  <th>Task</th>
+                  <th>State</th>
+                  <th class="hide-narrow">Workspace</th>
+                  <th class="hide-narrow">Source</th>
+                  <th class="hide-narrow">Attempts</th>
+                  <th class="nowrap">Created</th>
+                </>
+              }
+            >
+              <For each={list().tasks}>
+                {(t) => (
+                  <tr data-task-id={t.id}>
+                    <td>
+                      <A href={`/tasks/${t.id}`}>{t.title}</A>
+                      <Show when={t.kind === 'remediation'}>
+                        {' '}
+                        <span class="badge">remediation</span>
+                      </Show>
+                    </td>
+                    <td>
+                      <StateBadge state={t.state} />
+                      <Show when={t.resolvedAt}>
+                        {' '}
+                        <span class="badge" title="Resolved by hand with evidence">
+                          resolved
+                        </span>
+                      </Show>
+                      <Show when={t.waiting}>
+                        {(waiting) => (
+                          <>
                             {' '}
-                            <span class="badge">remediation</span>
-                          </Show>
-                        </td>
-                        <td>
-                          <StateBadge state={t.state} />
-                          <Show when={t.resolvedAt}>
-                            {' '}
-                            <span class="badge" title="Resolved by hand with evidence">
-                              resolved
+                            <span
+                              class="badge"
+                              title={`Waiting for a transient failure to clear; next attempt ${when(waiting().nextAttemptAt)}`}
+                            >
+                              waiting: {waiting().errorClass}
                             </span>
-                          </Show>
-                          <Show when={t.waiting}>
-                            {(waiting) => (
-                              <>
-                                {' '}
-                                <span
-                                  class="badge"
-                                  title={`Waiting for a transient failure to clear; next attempt ${when(waiting().nextAttemptAt)}`}
-                                >
-                                  waiting: {waiting().errorClass}
-                                </span>
-                              </>
-                            )}
-                          </Show>
-                        </td>
-                        <td class="hide-narrow">{workspaceName(t.workspaceId)}</td>
-                        <td class="hide-narrow">{t.source}</td>
-                        <td class="hide-narrow">
-                          {t.attemptCount}/{t.maxAttempts}
-                        </td>
-                        <td class="nowrap">{when(t.createdAt)}</td>
-                      </tr>
-                    )}
-                  </For>
-                </tbody>
-              </table>
-            </div>
+                          </>
+                        )}
+                      </Show>
+                    </td>
+                    <td class="hide-narrow">{workspaceName(t.workspaceId)}</td>
+                    <td class="hide-narrow">{t.source}</td>
+                    <td class="hide-narrow">
+                      {t.attemptCount}/{t.maxAttempts}
+                    </td>
+                    <td class="nowrap">{when(t.createdAt)}</td>
+                  </tr>
+                )}
+              </For>
+            </ListTable>
           </Show>
         )}
       </Show>
