@@ -5,50 +5,29 @@
  * scripted gateway; what ran is counted from the run events.
  */
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, test } from 'node:test'
+import { beforeEach, test } from 'node:test'
 import type { RunEvent } from '../compute-host/runs/run-events.ts'
 import { AssistantMetadata } from '../runtime/contracts/chat.ts'
 import type { AgentRuntimeSettingsPatch } from '../runtime/contracts/settings.ts'
-import { markRoles, messagesOf, postChat, roleOf } from './support/chat.ts'
+import { messagesOf, roleOf } from './support/chat.ts'
+import { observedChatStack } from './support/observed-chat.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
-import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
-import { readUiStream } from './support/ui-stream.ts'
 
-let stack: TestStack
-let url: string
-let events: RunEvent[] = []
-
-before(async () => {
-  stack = await startTestStack({ models: [{ id: 'remote/a' }] })
-  url = await stack.listen()
-  await markRoles(stack, ['orchistrator', 'researcher'])
-  stack.host.resources.observers.addRunObserver((event) => void events.push(event))
-})
-after(() => stack.stop())
-beforeEach(() => {
-  events = []
-})
+const chat = observedChatStack()
+beforeEach(() => chat.clearEvents())
 
 async function settings(patch: AgentRuntimeSettingsPatch) {
-  const api = typedClient(stack.edge()).api
+  const api = typedClient(chat.stack.edge()).api
   await okJson(await api.settings['agent-runtime'].$patch({ json: patch }), 200)
 }
 
-/** One chat turn; its streamed text, final metadata and the events of its run. */
+/** One chat turn; its streamed text, final metadata, saved session and the events of its run. */
 async function turn(text = 'go') {
-  const api = typedClient(stack.edge()).api
-  const sessionId = (await okJson(await api.sessions.$post({ json: {} }))).id
-  const chunks = await readUiStream(await postChat(url, { sessionId, model: 'remote/a', text }))
-  const metadata = AssistantMetadata.parse(
-    chunks.filter((c) => c.type === 'message-metadata').at(-1)?.messageMetadata,
-  )
-  const answer = chunks
-    .filter((c) => c.type === 'text-delta')
-    .map((c) => c.delta)
-    .join('')
+  const { sessionId, metadata, answer } = await chat.turn(text)
+  const api = typedClient(chat.stack.edge()).api
   const session = await okJson(await api.sessions[':id'].$get({ param: { id: sessionId } }), 200)
-  return { metadata, answer, session, events: [...events] }
+  return { metadata, answer, session, events: [...chat.events] }
 }
 
 // The answering step is sent without tools (tool choice `none`).
@@ -59,7 +38,7 @@ const count = (list: RunEvent[], type: RunEvent['type'], tool?: string) =>
 test('an endless tool loop stops at the tool-call budget, and the model answers without tools', async () => {
   await settings({ budgetToolCalls: 4, loopRepeatLimit: 20, supervisorMaxSteps: 100 })
   let n = 0
-  stack.gateway.respondWith((r) =>
+  chat.stack.gateway.respondWith((r) =>
     toolsOffered(r)
       ? { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }] }
       : { text: 'stopped by the budget' },
@@ -76,15 +55,15 @@ test('an endless tool loop stops at the tool-call budget, and the model answers 
 test('a model that asks for tools on its answering step anyway still stops there', async () => {
   await settings({ budgetToolCalls: 3, loopRepeatLimit: 20, supervisorMaxSteps: 100 })
   let n = 0
-  stack.gateway.respondWith(() => ({
+  chat.stack.gateway.respondWith(() => ({
     toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }],
   }))
-  const before = stack.gateway.requests.length
+  const before = chat.stack.gateway.requests.length
   const { metadata, events } = await turn()
   assert.equal(count(events, 'tool-start'), 3)
   assert.equal(metadata.budget?.exhausted, 'toolCalls')
   // Three tool steps, then one answering step: no endless run.
-  assert.ok(stack.gateway.requests.length - before <= 5, 'the run kept calling the model')
+  assert.ok(chat.stack.gateway.requests.length - before <= 5, 'the run kept calling the model')
 })
 
 test('an endless loop stops at the token budget within 5 %', async () => {
@@ -95,7 +74,7 @@ test('an endless loop stops at the token budget within 5 %', async () => {
     supervisorMaxSteps: 200,
   })
   let n = 0
-  stack.gateway.respondWith((r) =>
+  chat.stack.gateway.respondWith((r) =>
     toolsOffered(r)
       ? {
           toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }],
@@ -112,7 +91,7 @@ test('an endless loop stops at the token budget within 5 %', async () => {
 
 test('a call failing the same way is not run again past the loop limit', async () => {
   await settings({ budgetToolCalls: 50, budgetInputTokens: 2_000_000, loopRepeatLimit: 3 })
-  stack.gateway.respondWith((r) => {
+  chat.stack.gateway.respondWith((r) => {
     const refused = JSON.stringify(messagesOf(r)).includes('will not be run again')
     return refused
       ? { text: 'gave up on that call' }
@@ -128,7 +107,7 @@ test('a call failing the same way is not run again past the loop limit', async (
 
 test('the same delegation is not repeated past the loop limit', async () => {
   await settings({ budgetToolCalls: 50, loopRepeatLimit: 3 })
-  stack.gateway.respondWith((r) => {
+  chat.stack.gateway.respondWith((r) => {
     if (roleOf(r) === 'researcher') return { text: 'nothing new' }
     const refused = JSON.stringify(messagesOf(r)).includes('will not be made again')
     return refused

@@ -6,14 +6,11 @@
  * POPAGENT_FAULT_SEED=<n>. Real stack, scripted gateway.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { RunEvent } from '../../compute-host/runs/run-events.ts'
-import { AssistantMetadata } from '../../runtime/contracts/chat.ts'
-import { markRoles, messagesOf, postChat, roleOf } from '../support/chat.ts'
+import { test } from 'node:test'
+import { messagesOf, roleOf } from '../support/chat.ts'
+import { observedChatStack } from '../support/observed-chat.ts'
 import type { RecordedRequest } from '../support/scripted-gateway.ts'
-import { startTestStack, type TestStack } from '../support/stack.ts'
 import { okJson, typedClient } from '../support/typed-client.ts'
-import { readUiStream } from '../support/ui-stream.ts'
 import { recordFigures, sized } from './mode.ts'
 
 const RUNS = sized(6, 50)
@@ -31,16 +28,7 @@ function random(seed: number) {
   }
 }
 
-let stack: TestStack
-let url: string
-let events: RunEvent[] = []
-before(async () => {
-  stack = await startTestStack({ models: [{ id: 'remote/a' }] })
-  url = await stack.listen()
-  await markRoles(stack, ['orchistrator', 'researcher'])
-  stack.host.resources.observers.addRunObserver((event) => void events.push(event))
-})
-after(() => stack.stop())
+const chat = observedChatStack()
 
 const offersTools = (r: RecordedRequest) => (r.body?.tools ?? []).length > 0
 
@@ -49,7 +37,7 @@ type Scenario = 'tool-loop' | 'token-burn' | 'delegation-loop'
 test(`${RUNS} randomized runaway runs all stop within their budget or loop limit`, async () => {
   const next = random(SEED)
   const pick = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1))
-  const api = typedClient(stack.edge()).api
+  const api = typedClient(chat.stack.edge()).api
   const worst: Record<string, number> = { toolCalls: 0, inputTokens: 0, outputTokens: 0 }
   const byScenario: Record<Scenario, number> = {
     'tool-loop': 0,
@@ -81,7 +69,7 @@ test(`${RUNS} randomized runaway runs all stop within their budget or loop limit
       200,
     )
     let n = 0
-    stack.gateway.respondWith((r) => {
+    chat.stack.gateway.respondWith((r) => {
       const usage = { promptTokens: perStep, completionTokens: 5 }
       if (roleOf(r) === 'researcher') return { text: 'more to look at', usage }
       if (!offersTools(r) && !stubborn) return { text: 'final', usage }
@@ -93,14 +81,9 @@ test(`${RUNS} randomized runaway runs all stop within their budget or loop limit
       }
       return { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${++n}` } }], usage }
     })
-    events = []
-    const sessionId = (await okJson(await api.sessions.$post({ json: {} }))).id
-    const chunks = await readUiStream(
-      await postChat(url, { sessionId, model: 'remote/a', text: 'go' }),
-    )
-    const meta = AssistantMetadata.parse(
-      chunks.filter((c) => c.type === 'message-metadata').at(-1)?.messageMetadata,
-    )
+    chat.clearEvents()
+    const { metadata: meta } = await chat.turn()
+    const events = chat.events
     const ran = events.filter((e) => e.type === 'tool-start').length
     const delegated = events.filter((e) => e.type === 'delegation-start').length
     const ended = events.some((e) => e.type === 'run-end')
@@ -120,7 +103,7 @@ test(`${RUNS} randomized runaway runs all stop within their budget or loop limit
     }
     // A refused call never reaches the model's tools, and the model is never asked forever.
     assert.ok(
-      stack.gateway.requests.filter((r) => messagesOf(r).length > 0).length > 0,
+      chat.stack.gateway.requests.filter((r) => messagesOf(r).length > 0).length > 0,
       'the gateway saw no request',
     )
     byScenario[scenario] += 1
