@@ -134,7 +134,7 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
-    const partial = { db, workspaceRoot, agents, memory, log, redact, redactor, observers }
+    const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers }
     const resources: HostResources = {
       env,
       log,

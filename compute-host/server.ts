@@ -39,11 +39,7 @@ export function createHostApp($: HostResources, token: string) {
     models: () => $.catalog.read(),
     chat: async (request, c) => {
       return createUIMessageStreamResponse({
-        stream: await startChatTurn(
-          runDeps({ ...$, db: $.databases.application.db }, c.var.log),
-          request,
-          c.req.raw.signal,
-        ),
+        stream: await startChatTurn(runDeps($, c.var.log), request, c.req.raw.signal),
       })
     },
     resolveWorkspace: async (body) => {

@@ -41,7 +41,7 @@ test('a gateway that answers 503 for a while: every queued task waits, then comp
   const events: TaskLifecycleEvent[] = []
   const runner = createTaskRunner({
     handle: resources.databases.application,
-    execute: createTaskAttempts(runDeps({ ...resources, db }, resources.log)),
+    execute: createTaskAttempts(runDeps(resources, resources.log)),
     timing: async () => ({
       concurrency: 4,
       pollIntervalMs: 200,

@@ -6,14 +6,12 @@ import type { RunDeps } from './prepare-run.ts'
 export function runDeps(
   $: Pick<
     HostResources,
-    'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
-  > & {
-    db: RunDeps['db']
-  },
+    'databases' | 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
+  >,
   log: Logger,
 ): RunDeps {
   return {
-    db: $.db,
+    db: $.databases.application.db,
     workspaceRoot: $.workspaceRoot,
     agents: $.agents,
     memory: $.memory,
