@@ -109,6 +109,9 @@ describe('model ids with the catalog up', () => {
   })
 
   test('a chat turn with an unknown model is refused before it reaches the host', async () => {
+    // The tasks created above may still be running on the host and calling the gateway: this
+    // turn's own requests are the ones that carry its text.
+    const TEXT = `refused turn ${Math.random().toString(36).slice(2)}`
     const session = await okJson(await api().sessions.$post({ json: {} }))
     const calls = stack.gateway.requests.length
     const res = await api().chat.$post({
@@ -117,13 +120,13 @@ describe('model ids with the catalog up', () => {
         workspaceId: 'wsp_default',
         model: 'made-up/d',
         // userMessage's part type is a plain string; the contract wants the literal.
-        message: { ...userMessage('hello'), parts: [{ type: 'text', text: 'hello' }] },
+        message: { ...userMessage(TEXT), parts: [{ type: 'text', text: TEXT }] },
       },
     })
     await assertRefused(res, 'model', 'made-up/d')
     const chats = stack.gateway.requests
       .slice(calls)
-      .filter((r) => r.path === '/v1/chat/completions')
+      .filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body).includes(TEXT))
     assert.deepEqual(chats, [], 'no model was called')
   })
 
