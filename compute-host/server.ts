@@ -66,6 +66,7 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

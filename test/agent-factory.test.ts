@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { RequestContext } from '@mastra/core/request-context'
 import { createRunContext } from '../compute-host/agents/run-context.ts'
@@ -120,6 +123,74 @@ describe('agent factory', () => {
       unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
     assert.match(reason('docs-search'), /not installed on this host/)
     assert.match(reason('workspace-read'), /no repository directory/)
+  })
+
+  test("the editor's tool list is the host's answer, and a run drops exactly what it says", async () => {
+    const api = typedClient(stack.edge()).api
+    const statusesOf = async (id: string) =>
+      (await okJson(await api.agents[':id'].tools.$get({ param: { id } }))).tools
+    const reviewer = await statusesOf('reviewer')
+    const reviewerRow = await okJson(await api.agents[':id'].$get({ param: { id: 'reviewer' } }))
+    assert.deepEqual(
+      reviewer.map((s) => s.tool),
+      reviewerRow.tools,
+    )
+    const status = (list: typeof reviewer, tool: string) => list.find((s) => s.tool === tool)
+    assert.deepEqual(status(reviewer, 'web-search'), {
+      tool: 'web-search',
+      available: true,
+      needsRepository: false,
+    })
+    assert.deepEqual(status(reviewer, 'workspace-read'), {
+      tool: 'workspace-read',
+      available: true,
+      needsRepository: true,
+    })
+    const docs = status(reviewer, 'docs-search')
+    assert.ok(docs && !docs.available && /not installed on this host/.test(docs.reason))
+
+    // The shell follows this host's sandbox self-test, reason and all.
+    const maintainer = await statusesOf('build-maintainer')
+    const shell = status(maintainer, 'shell')!
+    const sandbox = stack.host.resources.sandbox
+    assert.equal(shell.available, sandbox.available)
+    if (!sandbox.available) assert.equal(!shell.available && shell.reason, sandbox.reason)
+
+    // A run with a Git repository goes without exactly the tools reported unavailable.
+    const repository = await mkdtemp(join(tmpdir(), 'popagent-tool-status-'))
+    await mkdir(join(repository, '.git'))
+    const run = await stack.host.resources.agents.build({ workspaceRoot: repository })
+    try {
+      for (const id of ['reviewer', 'build-maintainer']) {
+        const reported = (await statusesOf(id)).filter((s) => !s.available)
+        const dropped = run.unavailableTools.filter((u) => u.agentId === id)
+        assert.deepEqual(
+          dropped.map((u) => [u.tool, u.reason]),
+          reported.map((s) => [s.tool, !s.available && s.reason]),
+        )
+      }
+    } finally {
+      await run.dispose()
+      await rm(repository, { recursive: true, force: true })
+    }
+
+    // An edit shows on the next read; an unknown agent is a 404.
+    const kept = reviewerRow.tools.filter((t) => t !== 'docs-search')
+    await okJson(
+      await api.agents[':id'].$patch({ param: { id: 'reviewer' }, json: { tools: kept } }),
+    )
+    assert.deepEqual(
+      (await statusesOf('reviewer')).map((s) => s.tool),
+      kept,
+    )
+    await okJson(
+      await api.agents[':id'].$patch({
+        param: { id: 'reviewer' },
+        json: { tools: reviewerRow.tools },
+      }),
+    )
+    const missing = await api.agents[':id'].tools.$get({ param: { id: 'no-such-agent' } })
+    assert.equal(missing.status, 404)
   })
 
   test('a generation uses the route, the row instructions and the skill tools', async () => {

@@ -363,6 +363,13 @@ describe('admin pages', () => {
       await skill.waitFor()
       await shoot('agent-detail')
 
+      // Each saved tool carries the host's answer: what a run gets, and why not when it cannot.
+      const chip = (tool: string) => editor.locator(`[data-tool="${tool}"] .tool-state`)
+      await chip('docs-search').getByText('not installed on this host').waitFor()
+      assert.equal(await chip('workspace-read').innerText(), 'needs a repository')
+      assert.equal(await chip('web-search').innerText(), 'ready')
+      await shoot('agent-tools')
+
       // A tool the reviewer's access cannot hold: the server's message, and nothing changes.
       const before = await okJson(
         await client().api.agents[':id'].$get({ param: { id: 'reviewer' } }),
@@ -370,6 +377,7 @@ describe('admin pages', () => {
       await editor.getByLabel('Add a tool').fill('workspace-write')
       await editor.getByRole('button', { name: 'Add tool' }).click()
       assert.equal(await editor.getByLabel('workspace-write', { exact: true }).isChecked(), true)
+      assert.equal(await chip('workspace-write').innerText(), 'checked on save')
       await editor.getByRole('button', { name: 'Save agent' }).click()
       const refusal = editor.getByRole('alert')
       await refusal.waitFor()

@@ -9,11 +9,11 @@ import type { AgentRow } from '../../runtime/agents/index.ts'
 import * as Skills from '../../runtime/agents/skills.ts'
 import type { SkillRow } from '../../runtime/agents/skills.ts'
 import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
-import { isToolName } from '../../runtime/agents/tool-catalog.ts'
+import type { ToolStatus } from '../../runtime/contracts/agents.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { Workspace } from '@mastra/core/workspace'
-import { createAgentWorkspace, isWorkspaceTool } from '../workspaces/agent-workspace.ts'
+import { createAgentWorkspace } from '../workspaces/agent-workspace.ts'
 import { createLspInspect } from '../workspaces/lsp-inspect.ts'
 import { withUnavailableNote } from './unavailable-note.ts'
 import { shellRefusalFor } from '../workspaces/shell-needs-git.ts'
@@ -21,6 +21,7 @@ import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
+import { checkTool, type HostToolContext, toolStatuses } from './tool-availability.ts'
 
 export type UnavailableTool = { agentId: string; tool: string; reason: string }
 
@@ -94,6 +95,7 @@ export function createAgentFactory(factoryOptions: {
     available: false,
     reason: 'the sandbox self-test has not run on this host',
   }
+  const host: HostToolContext = { sandbox, tools }
   // Registered as a primitive, not only set: the model loop takes its logger from the agent's
   // primitives when it builds the LLM, and falls back to Mastra's console logger without them,
   // which printed whole provider errors (request bodies included) unredacted to stdout.
@@ -118,29 +120,26 @@ export function createAgentFactory(factoryOptions: {
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
-      if (isWorkspaceTool(name) || name === 'lsp-inspect') {
-        const reason = !options.workspaceRoot
-          ? (options.workspaceMissing ?? 'this run has no repository directory to work in')
-          : // The language server runs in the same sandbox as the shell, or not at all.
-            (name === 'shell' || name === 'lsp-inspect') && !sandbox.available
-            ? sandbox.reason
-            : name === 'shell'
-              ? run.shellRefusal
-              : undefined
-        if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
-        else if (name === 'lsp-inspect') {
-          run.lsp ??= createLspInspect(options.workspaceRoot!)
-          bound[name] = run.lsp.tool
-        }
+      const check = checkTool(name, row, host)
+      if (check.kind === 'unavailable') {
+        unavailable.push({ agentId: row.id, tool: name, reason: check.reason })
         continue
       }
-      if (!isToolName(name)) {
-        unavailable.push({ agentId: row.id, tool: name, reason: `"${name}" is not a known tool` })
+      if (check.kind === 'bound') {
+        bound[name] = check.tool
         continue
       }
-      const binding = tools.bind(name, row)
-      if (binding.ok) bound[name] = binding.tool
-      else unavailable.push({ agentId: row.id, tool: name, reason: binding.reason })
+      // A repository tool: this run must have a repository (and, for the shell, a `.git`).
+      const reason = !options.workspaceRoot
+        ? (options.workspaceMissing ?? 'this run has no repository directory to work in')
+        : name === 'shell'
+          ? run.shellRefusal
+          : undefined
+      if (reason) unavailable.push({ agentId: row.id, tool: name, reason })
+      else if (name === 'lsp-inspect') {
+        run.lsp ??= createLspInspect(options.workspaceRoot!)
+        bound[name] = run.lsp.tool
+      }
     }
     const hooks = options.toolHooks?.({ id: row.id, name: row.displayName })
     const workspace =
@@ -180,6 +179,11 @@ export function createAgentFactory(factoryOptions: {
   }
 
   return {
+    /** Each agent's tools as this host can run them, before any run (the agent editor's list). */
+    async toolStatuses(): Promise<Record<string, ToolStatus[]>> {
+      const rows = await Agents.listRows(db)
+      return Object.fromEntries(rows.map((row) => [row.id, toolStatuses(row, host)]))
+    },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)

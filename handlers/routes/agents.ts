@@ -23,6 +23,13 @@ export const agents = new Hono<AppEnv>()
     await assertKnownModels(c, { modelOverride: input.modelOverride })
     return c.json(await Agents.patch(c.var.db, c.req.valid('param').id, input), 200)
   })
+  // This host's answer for each of the agent's tools: the editor shows what a run will really get.
+  .get('/:id/tools', validate('param', AgentParams), async (c) => {
+    const { id } = c.req.valid('param')
+    const agent = await Agents.get(c.var.db, id)
+    const { agents } = await c.var.host.agentTools()
+    return c.json({ tools: agents[agent.id] ?? [] }, 200)
+  })
   .get('/:id/skills', validate('param', AgentParams), async (c) =>
     c.json({ skills: await Skills.list(c.var.db, c.req.valid('param').id) }, 200),
   )

@@ -33,6 +33,19 @@ export const Agent = z.object({
 })
 export type Agent = z.infer<typeof Agent>
 
+/**
+ * Whether this host can run one of an agent's tools: `available` (with `needsRepository` when the
+ * run's repository carries it, so a run without one still goes without), or not, with the host's
+ * reason. The factory builds runs from the same answer, so no listed tool is dropped silently.
+ */
+export const ToolStatus = z.discriminatedUnion('available', [
+  z.object({ tool: z.string(), available: z.literal(true), needsRepository: z.boolean() }),
+  z.object({ tool: z.string(), available: z.literal(false), reason: z.string() }),
+])
+export type ToolStatus = z.infer<typeof ToolStatus>
+export const AgentToolStatuses = z.object({ agents: z.record(z.string(), z.array(ToolStatus)) })
+export const AgentTools = z.object({ tools: z.array(ToolStatus) })
+
 export const PatchAgentInput = z
   .strictObject({
     displayName: Line(100),

@@ -4,6 +4,7 @@
  * through `handlers/host-client.ts`, which sends and parses with these schemas.
  */
 import { z } from 'zod'
+import { AgentToolStatuses } from './agents.ts'
 import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
@@ -156,6 +157,14 @@ export const hostRoutes = {
     output: UndoResult,
     timeoutMs: 120_000,
     does: 'undo the turn',
+  },
+  /** Every agent's tools as this host can run them (sandbox, services, registry). */
+  agentTools: {
+    method: 'GET',
+    path: '/internal/agents/tools',
+    output: AgentToolStatuses,
+    timeoutMs: 10_000,
+    does: "check the agents' tools",
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes

@@ -1,7 +1,7 @@
 import { A } from '@solidjs/router'
 import { Show } from 'solid-js'
 import { ErrorNote } from '../components/status.tsx'
-import { getAgent } from '../queries/agents.ts'
+import { getAgent, getAgentTools } from '../queries/agents.ts'
 import { createData } from '../queries/data.ts'
 import { getModels } from '../queries/models.ts'
 import { AgentEditor } from './agent-editor.tsx'
@@ -11,6 +11,7 @@ import { Skills } from './skills.tsx'
 export function AgentDetail(props: { id: string; knownTools: string[] }) {
   const agent = createData(() => getAgent(props.id))
   const models = createData(() => getModels())
+  const tools = createData(() => getAgentTools(props.id))
   // A previous agent's answer is not this one's (the list links from one agent to another).
   const current = () => {
     const a = agent.data()
@@ -33,6 +34,8 @@ export function AgentDetail(props: { id: string; knownTools: string[] }) {
               agent={a()}
               models={models.data()?.models ?? []}
               knownTools={props.knownTools}
+              toolStatuses={tools.data()?.tools}
+              toolStatusError={tools.error()}
             />
             <Skills agentId={a().id} />
           </>

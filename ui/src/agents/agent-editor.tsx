@@ -3,7 +3,7 @@ import {
   BROWSER_ACCESS_LEVELS,
   WORKSPACE_ACCESS_LEVELS,
 } from '../../../runtime/contracts/agent-enums.ts'
-import type { Agent, PatchAgentInput } from '../../../runtime/contracts/agents.ts'
+import type { Agent, PatchAgentInput, ToolStatus } from '../../../runtime/contracts/agents.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import { createForm } from '../forms/create-form.ts'
 import { createSubmission } from '../forms/submission.ts'
@@ -34,7 +34,14 @@ const fieldsOf = (a: Agent) => ({
 })
 
 /** Edits one agent; a save sends only the fields that changed, and shows the server's refusal. */
-export function AgentEditor(props: { agent: Agent; models: string[]; knownTools: string[] }) {
+export function AgentEditor(props: {
+  agent: Agent
+  models: string[]
+  knownTools: string[]
+  /** The host's answer per saved tool; undefined while it loads or when the host did not answer. */
+  toolStatuses?: ToolStatus[] | undefined
+  toolStatusError?: unknown
+}) {
   const form = createForm(fieldsOf(props.agent))
   // The saved agent (after a save, or another agent opened) is the new baseline.
   createEffect(
@@ -140,6 +147,8 @@ export function AgentEditor(props: { agent: Agent; models: string[]; knownTools:
           saved={props.agent.tools}
           chosen={form.values.tools}
           knownTools={props.knownTools}
+          statuses={props.toolStatuses}
+          statusError={props.toolStatusError}
           onChange={(tools) => form.set('tools', tools)}
         />
       </div>

@@ -20,6 +20,12 @@ export const getAgent = query(
   'agent',
 )
 
+/** This host's answer for each of the agent's tools (runnable, needs a repository, or why not). */
+export const getAgentTools = query(
+  (id: string) => ok(api.agents[':id'].tools.$get({ param: { id } })),
+  'agent-tools',
+)
+
 export const getSkills = query(
   (agentId: string) => ok(api.agents[':id'].skills.$get({ param: { id: agentId } })),
   'skills',
@@ -27,9 +33,14 @@ export const getSkills = query(
 
 /**
  * An agent's change shows in its editor and in the list (name, access, tools, model). The
- * `agents` prefix does not match `agent[…]` keys (a key is the name then the JSON arguments).
+ * `agents` prefix does not match `agent[…]` keys (a key is the name then the JSON arguments); the
+ * tool list follows the saved tools.
  */
-export const staleAfterAgentChange = (id: string) => [getAgents.key, getAgent.keyFor(id)]
+export const staleAfterAgentChange = (id: string) => [
+  getAgents.key,
+  getAgent.keyFor(id),
+  getAgentTools.keyFor(id),
+]
 export const staleAfterSkillChange = (agentId: string) => [getSkills.keyFor(agentId)]
 
 export async function patchAgent(id: string, json: PatchAgentInput) {
