@@ -25,6 +25,7 @@ import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
+import { startDocIndexer } from './docs/indexer.ts'
 import { noopTracer } from './observability/tracer.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
@@ -172,6 +173,7 @@ export async function startComputeHost(
     log.info('compute host listening', { url: server.url })
     await resources.tasks.start()
     resources.scheduler.start()
+    const docIndexer = startDocIndexer(db, log.child({ component: 'docs' }))
     let stopping: Promise<void> | undefined
     return {
       resources,
@@ -181,6 +183,7 @@ export async function startComputeHost(
       stop: () =>
         (stopping ??= (async () => {
           await resources.scheduler.stop()
+          await docIndexer.stop()
           await resources.tasks.stop()
           await server.close()
           await resources.memory.close()

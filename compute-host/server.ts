@@ -14,6 +14,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
 import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
+import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
 import { runDeps } from './runs/run-deps.ts'
@@ -66,6 +67,10 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    workspaceMarkdown: async (body) => {
+      const path = await resolveInside($.workspaceRoot, body.path)
+      return { files: await readWorkspaceMarkdown(join($.workspaceRoot, path)) }
+    },
     agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
   }
 

@@ -13,6 +13,7 @@ import { securityHeaders } from './middleware/security-headers.ts'
 import { agents } from './routes/agents.ts'
 import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
+import { docs } from './routes/docs.ts'
 import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
@@ -47,6 +48,7 @@ export const api = new Hono<AppEnv>()
   .route('/agents', agents)
   .route('/chat', chat)
   .route('/workspaces', workspaces)
+  .route('/workspaces', docs)
   .route('/sessions', sessions)
   .route('/sessions', turns)
   .route('/schedules', schedules)

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   message: 'msg',
   task: 'tsk',
   schedule: 'sch',
+  document: 'doc',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -53,3 +54,4 @@ export const WorkspaceId = idSchema('workspace')
 export const SkillId = idSchema('skill')
 export const TaskId = idSchema('task')
 export const ScheduleId = idSchema('schedule')
+export const DocId = idSchema('document')

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
+import { ImportedFile } from './docs.ts'
 import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
@@ -40,6 +41,9 @@ export const RepoBriefBody = z.strictObject({
 })
 export const RepoBriefAnswer = z.object({ brief: z.unknown(), text: z.string() })
 export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
+
+export const ImportDocsBody = z.strictObject({ path: z.string().min(1).max(1_000) })
+export const WorkspaceMarkdown = z.object({ files: z.array(ImportedFile) })
 
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
@@ -157,6 +161,15 @@ export const hostRoutes = {
     output: UndoResult,
     timeoutMs: 120_000,
     does: 'undo the turn',
+  },
+  /** The Markdown files of a registered workspace path a documentation import stores (W7). */
+  workspaceMarkdown: {
+    method: 'POST',
+    path: '/internal/workspaces/markdown',
+    input: ImportDocsBody,
+    output: WorkspaceMarkdown,
+    timeoutMs: 60_000,
+    does: "read the workspace's Markdown files",
   },
   /** Every agent's tools as this host can run them (sandbox, services, registry). */
   agentTools: {

@@ -1,0 +1,106 @@
+/**
+ * The documentation import through the whole stack (W7): the compute host reads the registered
+ * repository's README.md and docs/**\/*.md, the edge stores them, the host's background indexer
+ * makes them searchable. Links out of the repository, oversized files and non-text are refused
+ * with the file named, and nothing of that import is stored.
+ */
+import assert from 'node:assert/strict'
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
+import { waitFor } from './support/until.ts'
+
+describe('documentation import', () => {
+  let stack: TestStack
+  let api: Client['api']
+  let id: string
+  let repo: string
+  before(async () => {
+    stack = await startTestStack()
+    api = typedClient(stack.edge()).api
+    repo = join(stack.host.resources.workspaceRoot, 'project')
+    await mkdir(join(repo, 'docs', 'guides'), { recursive: true })
+    await writeFile(join(repo, 'README.md'), '# Project\n\nBuild with `make`.\n')
+    await writeFile(join(repo, 'docs', 'guides', 'setup.md'), '# Setup\n\n## Cache\n\nWarm it.\n')
+    await writeFile(join(repo, 'docs', 'notes.txt'), 'not markdown')
+    await mkdir(join(repo, 'docs', 'node_modules'))
+    await writeFile(join(repo, 'docs', 'node_modules', 'dep.md'), '# a dependency')
+    // A link that stays inside is read like the file it names.
+    await symlink('../README.md', join(repo, 'docs', 'readme-link.md'))
+    const workspace = await okJson(
+      await api.workspaces.$post({ json: { name: 'project', path: 'project' } }),
+      201,
+    )
+    id = workspace.id
+  })
+  after(() => stack.stop())
+
+  const importDocs = () => api.workspaces[':id'].docs.import.$post({ param: { id } })
+  const list = async () =>
+    (await okJson(await api.workspaces[':id'].docs.$get({ param: { id } }))).docs
+
+  test('imports the README and docs/, then the host indexes them in the background', async () => {
+    const result = await okJson(await importDocs())
+    assert.deepEqual(result.documents.map((d) => d.sourcePath).sort(), [
+      'README.md',
+      'docs/guides/setup.md',
+      'docs/readme-link.md',
+    ])
+    await waitFor(
+      async () => ((await list()).every((d) => d.indexState === 'indexed') ? true : undefined),
+      15_000,
+      'every imported document indexed',
+    )
+    const hits = await okJson(
+      await api.workspaces[':id'].docs.search.$post({
+        param: { id },
+        json: { query: 'warming the cache', limit: 5 },
+      }),
+    )
+    assert.equal(hits.results[0]?.headingPath, 'Setup > Cache')
+  })
+
+  for (const [name, plant, why] of [
+    [
+      'a link to a file outside the repository',
+      () => symlink('/etc/hostname', join(repo, 'docs', 'escape.md')),
+      /docs\/escape\.md: a link that leads out of the repository; nothing was imported/,
+    ],
+    [
+      'a link to a directory outside the repository',
+      () => symlink('/etc', join(repo, 'docs', 'etc')),
+      /docs\/etc: a link that leads out of the repository/,
+    ],
+    [
+      'a file over the size bound',
+      () => writeFile(join(repo, 'docs', 'huge.md'), 'x'.repeat(900_000)),
+      /docs\/huge\.md: 900000 bytes, over the bound/,
+    ],
+    [
+      'a file that is not UTF-8 text',
+      () => writeFile(join(repo, 'docs', 'binary.md'), Buffer.from([0xff, 0xfe, 0x00, 0x41])),
+      /docs\/binary\.md: not UTF-8 text/,
+    ],
+  ] as const) {
+    test(`${name} refuses the whole import, naming the file`, async () => {
+      // A change that a successful import would store, to prove nothing of this one is.
+      await writeFile(join(repo, 'README.md'), '# Project\n\nNow built with `just`.\n')
+      const before = await list()
+      await plant()
+      try {
+        const res = await importDocs()
+        const body = await errorJson(res, 400)
+        assert.equal(body.error.code, 'DOC_IMPORT_REFUSED')
+        assert.match(body.error.message, why)
+        assert.deepEqual(await list(), before)
+      } finally {
+        for (const f of ['escape.md', 'etc', 'huge.md', 'binary.md']) {
+          await rm(join(repo, 'docs', f), { force: true })
+        }
+        await writeFile(join(repo, 'README.md'), '# Project\n\nBuild with `make`.\n')
+      }
+    })
+  }
+})
