@@ -19,6 +19,7 @@ import { createToolProvider } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
 import { createRepoBriefTool } from './tools/repo-brief.ts'
+import { createDocsSearchTool } from './tools/docs-search.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
@@ -103,6 +104,7 @@ export async function startComputeHost(
     memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
+    const docsSearch = createDocsSearchTool(databases.application.db)
     // Independent start-up work, side by side.
     // Mastra's table set-up is not safe against another host doing it at the same moment (an
     // index creation loses with 23505); the loser's retry finds everything in place.
@@ -123,6 +125,7 @@ export async function startComputeHost(
       tools: createToolProvider({
         'web-search': () => ({ ok: true, tool: webSearch }),
         'repo-brief': () => ({ ok: true, tool: repoBrief }),
+        'docs-search': () => ({ ok: true, tool: docsSearch }),
       }),
       mastraLogger: new HostMastraLogger(log),
       sandbox,

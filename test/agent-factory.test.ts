@@ -116,12 +116,12 @@ describe('agent factory', () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
     const tools = await specialists.reviewer!.listTools({ requestContext })
-    // web-search and repo-brief are installed; docs-search is not yet; workspace tools need a
-    // repository, which this build was not given.
-    assert.deepEqual(Object.keys(tools).sort(), ['repo-brief', 'web-search'])
+    // web-search, repo-brief and docs-search are installed; browser is not yet; workspace tools
+    // need a repository, which this build was not given.
+    assert.deepEqual(Object.keys(tools).sort(), ['docs-search', 'repo-brief', 'web-search'])
     const reason = (tool: string) =>
       unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
-    assert.match(reason('docs-search'), /not installed on this host/)
+    assert.match(reason('browser'), /not installed on this host/)
     assert.match(reason('workspace-read'), /no repository directory/)
   })
 
@@ -146,8 +146,8 @@ describe('agent factory', () => {
       available: true,
       needsRepository: true,
     })
-    const docs = status(reviewer, 'docs-search')
-    assert.ok(docs && !docs.available && /not installed on this host/.test(docs.reason))
+    const browser = status(reviewer, 'browser')
+    assert.ok(browser && !browser.available && /not installed on this host/.test(browser.reason))
 
     // The shell follows this host's sandbox self-test, reason and all.
     const maintainer = await statusesOf('build-maintainer')
@@ -175,7 +175,7 @@ describe('agent factory', () => {
     }
 
     // An edit shows on the next read; an unknown agent is a 404.
-    const kept = reviewerRow.tools.filter((t) => t !== 'docs-search')
+    const kept = reviewerRow.tools.filter((t) => t !== 'browser')
     await okJson(
       await api.agents[':id'].$patch({ param: { id: 'reviewer' }, json: { tools: kept } }),
     )

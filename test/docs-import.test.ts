@@ -8,7 +8,10 @@ import assert from 'node:assert/strict'
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { createSession } from './support/api-fixtures.ts'
+import { markRoles, postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { readUiStream, streamedText } from './support/ui-stream.ts'
 import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
 import { waitFor } from './support/until.ts'
 
@@ -60,6 +63,54 @@ describe('documentation import', () => {
       }),
     )
     assert.equal(hits.results[0]?.headingPath, 'Setup > Cache')
+  })
+
+  test('a researcher calls docs-search in a turn; the activity streams with its result', async () => {
+    await markRoles(stack, ['orchistrator', 'researcher'])
+    const url = await stack.listen()
+    const sessionId = await createSession(stack.edge(), id)
+    stack.gateway.respondWith((r) => {
+      const role = roleOf(r)
+      const answered = toolResultsOf(r).length > 0
+      if (role === 'orchistrator') {
+        return answered
+          ? { text: 'the cache is warmed first' }
+          : { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'check the docs' } }] }
+      }
+      if (role === 'researcher') {
+        return answered
+          ? { text: 'found it in Setup' }
+          : { toolCalls: [{ name: 'docs-search', arguments: { query: 'warming the cache' } }] }
+      }
+      return { text: 'n/a' }
+    })
+    try {
+      const chunks = await readUiStream(
+        await postChat(url, { sessionId, workspaceId: id, text: 'How is the cache handled?' }),
+      )
+      assert.equal(streamedText(chunks), 'the cache is warmed first')
+      const calls = new Map<string, any>()
+      for (const c of chunks) {
+        if (
+          c.type === 'data-agentActivity' &&
+          c.data.kind === 'tool' &&
+          c.data.tool === 'docs-search'
+        )
+          calls.set(c.id, c.data)
+      }
+      const [call] = [...calls.values()]
+      assert.equal(calls.size, 1)
+      assert.equal(call.agentId, 'researcher')
+      assert.equal(call.status, 'completed')
+      assert.match(String(call.output), /Setup \(guides\/setup\) — Setup > Cache/)
+      // What the researcher's model was given back is the same section.
+      const researcherFollowUp = stack.gateway.requests.find(
+        (r) => roleOf(r) === 'researcher' && toolResultsOf(r).length > 0,
+      )!
+      assert.match(JSON.stringify(toolResultsOf(researcherFollowUp)), /Warm it/)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
   })
 
   for (const [name, plant, why] of [

@@ -365,7 +365,7 @@ describe('admin pages', () => {
 
       // Each saved tool carries the host's answer: what a run gets, and why not when it cannot.
       const chip = (tool: string) => editor.locator(`[data-tool="${tool}"] .tool-state`)
-      await chip('docs-search').getByText('not installed on this host').waitFor()
+      await chip('browser').getByText('not installed on this host').waitFor()
       assert.equal(await chip('workspace-read').innerText(), 'needs a repository')
       assert.equal(await chip('web-search').innerText(), 'ready')
       await shoot('agent-tools')

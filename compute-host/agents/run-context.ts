@@ -12,6 +12,8 @@ export type RunContextValues = {
   settings: AgentRuntimeSettings
   /** The run's repository (canonical absolute path), when it has one. */
   workspaceRoot?: string
+  /** The run's registered workspace: what `docs-search` is filtered to, never a model argument. */
+  workspaceId?: string
 }
 
 export type RunContext = RequestContext<RunContextValues>
@@ -21,6 +23,7 @@ export function createRunContext(values: RunContextValues): RunContext {
   context.set('modelRoute', values.modelRoute)
   context.set('settings', values.settings)
   if (values.workspaceRoot) context.set('workspaceRoot', values.workspaceRoot)
+  if (values.workspaceId) context.set('workspaceId', values.workspaceId)
   return context
 }
 

@@ -23,6 +23,7 @@ export function supervisorOptions(run: {
   route: string
   agents: Record<string, { name: string; model: string }>
   workspaceRoot: string | undefined
+  workspaceId?: string | null | undefined
   briefing: Promise<Preflight | undefined>
   usage: UsageMeter
   thread: string
@@ -37,6 +38,7 @@ export function supervisorOptions(run: {
       modelRoute: run.route,
       settings,
       ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
+      ...(run.workspaceId && { workspaceId: run.workspaceId }),
     }),
     abortSignal: run.signal,
     maxSteps: settings.supervisorMaxSteps,
