@@ -16,7 +16,10 @@ import type { Plugin } from 'vite'
 export type SizeFigures = { entryKb: number; appKb: number; onDemandKb: number }
 export type SizeLimits = SizeFigures
 
-export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 80, onDemandKb: 30 }
+// The whole app was held to 80 kB while it had seven pages (77.6 kB, December 2026); the
+// documentation, memories, hooks, secrets and observability pages add about 3 to 4 kB each, all
+// loaded lazily, so it is 100 kB. The first load is what the entry limit guards, and it stays.
+export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 100, onDemandKb: 30 }
 
 /** Chunk names (vite names a dynamic import's chunk after its module) loaded on demand. */
 const ON_DEMAND_CHUNKS = new Set(['languages'])
