@@ -11,6 +11,7 @@ import { benchApiStack } from './api-stack.ts'
 import { benchChatTurn } from './chat-turn.ts'
 import { benchColdStart } from './cold-start.ts'
 import { benchCronLateness } from './cron-lateness.ts'
+import { benchDocsRetrieval } from './docs-retrieval.ts'
 import { benchFootprint } from './footprint.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
@@ -29,6 +30,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
   footprint: benchFootprint,
+  'docs-retrieval': benchDocsRetrieval,
 }
 
 const quick = process.argv.includes('--quick')
