@@ -90,8 +90,11 @@ export function generateDocsCorpus(documents: number, seed = 7) {
   const docs: CorpusDoc[] = []
   const questions: CorpusQuestion[] = []
   for (let i = 0; i < documents; i++) {
+    // 1,728 three-syllable names; past that (the filler) a number keeps each one unique.
     let name = ''
-    while (!name || used.has(name)) name = pick(SYLLABLES) + pick(SYLLABLES) + pick(SYLLABLES)
+    for (let tries = 0; !name || used.has(name); tries++) {
+      name = pick(SYLLABLES) + pick(SYLLABLES) + pick(SYLLABLES) + (tries > 20 ? String(i) : '')
+    }
     used.add(name)
     const topics = [...TOPICS].sort(() => random() - 0.5).slice(0, 4)
     const sections = topics.map((t, k) => {
