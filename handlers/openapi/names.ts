@@ -5,6 +5,7 @@ import * as chat from '../../runtime/contracts/chat.ts'
 import * as errors from '../../runtime/contracts/errors.ts'
 import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
+import * as memories from '../../runtime/contracts/memories.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
 import * as sessions from '../../runtime/contracts/sessions.ts'
@@ -26,6 +27,7 @@ const MODULES = [
   agents,
   chat,
   health,
+  memories,
   models,
   schedules,
   sessions,
