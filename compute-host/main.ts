@@ -22,6 +22,7 @@ import { createRepoBriefTool } from './tools/repo-brief.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
+import { createRecall } from './recall/recall.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
@@ -134,7 +135,17 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
-    const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers }
+    const recall = createRecall({ db, models, log: log.child({ component: 'recall' }), redact })
+    const partial = {
+      databases,
+      workspaceRoot,
+      agents,
+      memory,
+      redact,
+      redactor,
+      observers,
+      recall,
+    }
     const resources: HostResources = {
       env,
       log,
@@ -164,6 +175,7 @@ export async function startComputeHost(
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
       tracer,
       observers,
+      recall,
     }
     const server = await listenHost(
       createHostApp(resources, token),
