@@ -23,6 +23,8 @@ import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRecall } from './recall/recall.ts'
+import { createMemorySearchTool } from './tools/memory-search.ts'
+import { createRetainFactTool } from './tools/retain-fact.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
@@ -117,12 +119,21 @@ export async function startComputeHost(
     if (options.provisionDefaultWorkspace) {
       await ensureDefaultCheckout({ db: databases.application.db, workspaceRoot, log })
     }
+    const recall = createRecall({
+      db: databases.application.db,
+      models,
+      log: log.child({ component: 'recall' }),
+      redact,
+    })
+    const memoryTools = { db: databases.application.db, recall }
     const agents = createAgentFactory({
       db: databases.application.db,
       models,
       tools: createToolProvider({
         'web-search': () => ({ ok: true, tool: webSearch }),
         'repo-brief': () => ({ ok: true, tool: repoBrief }),
+        'memory-search': () => ({ ok: true, tool: createMemorySearchTool(memoryTools) }),
+        'retain-fact': (agent) => ({ ok: true, tool: createRetainFactTool(memoryTools, agent) }),
       }),
       mastraLogger: new HostMastraLogger(log),
       sandbox,
@@ -135,7 +146,6 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
-    const recall = createRecall({ db, models, log: log.child({ component: 'recall' }), redact })
     const partial = {
       databases,
       workspaceRoot,

@@ -12,6 +12,8 @@ export type RunContextValues = {
   settings: AgentRuntimeSettings
   /** The run's repository (canonical absolute path), when it has one. */
   workspaceRoot?: string
+  /** Which run this is, for what a tool records with provenance (a retained fact). */
+  run?: { sessionId?: string; turnId: string; taskId?: string }
 }
 
 export type RunContext = RequestContext<RunContextValues>
@@ -21,6 +23,7 @@ export function createRunContext(values: RunContextValues): RunContext {
   context.set('modelRoute', values.modelRoute)
   context.set('settings', values.settings)
   if (values.workspaceRoot) context.set('workspaceRoot', values.workspaceRoot)
+  if (values.run) context.set('run', values.run)
   return context
 }
 

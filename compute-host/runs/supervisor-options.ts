@@ -40,6 +40,11 @@ export function supervisorOptions(run: {
       modelRoute: run.route,
       settings,
       ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
+      run: {
+        turnId: run.run.runId,
+        ...(run.run.sessionId && { sessionId: run.run.sessionId }),
+        ...(run.run.taskId && { taskId: run.run.taskId }),
+      },
     }),
     abortSignal: run.signal,
     maxSteps: settings.supervisorMaxSteps,
