@@ -18,6 +18,7 @@ import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/bri
 import type { HostResources } from './resources.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { describeTurn, undoTurn } from './undo/turn-undo.ts'
+import { exportSession } from './export/session-export.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 
@@ -66,6 +67,8 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    exportSession: (body) =>
+      exportSession({ db: $.databases.application.db, redact: $.redact }, body),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

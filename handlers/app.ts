@@ -15,6 +15,7 @@ import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { health } from './routes/health.ts'
 import { memories } from './routes/memories.ts'
+import { sessionExport } from './routes/session-export.ts'
 import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
@@ -50,6 +51,7 @@ export const api = new Hono<AppEnv>()
   .route('/workspaces', workspaces)
   .route('/sessions', sessions)
   .route('/sessions', turns)
+  .route('/sessions', sessionExport)
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)

@@ -113,9 +113,14 @@ describe('agent factory', () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
     const tools = await specialists.reviewer!.listTools({ requestContext })
-    // web-search and repo-brief are installed; docs-search is not yet; workspace tools need a
-    // repository, which this build was not given.
-    assert.deepEqual(Object.keys(tools).sort(), ['repo-brief', 'web-search'])
+    // web-search, repo-brief and the memory tools are installed; docs-search is not yet;
+    // workspace tools need a repository, which this build was not given.
+    assert.deepEqual(Object.keys(tools).sort(), [
+      'memory-search',
+      'repo-brief',
+      'retain-fact',
+      'web-search',
+    ])
     const reason = (tool: string) =>
       unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
     assert.match(reason('docs-search'), /not installed on this host/)

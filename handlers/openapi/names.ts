@@ -9,6 +9,7 @@ import * as memories from '../../runtime/contracts/memories.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
 import * as sessions from '../../runtime/contracts/sessions.ts'
+import * as sessionExport from '../../runtime/contracts/session-export.ts'
 import * as settings from '../../runtime/contracts/settings.ts'
 import * as tasks from '../../runtime/contracts/tasks.ts'
 import * as workspaces from '../../runtime/contracts/workspaces.ts'
@@ -31,6 +32,7 @@ const MODULES = [
   models,
   schedules,
   sessions,
+  sessionExport,
   settings,
   tasks,
   workspaces,
