@@ -12,6 +12,7 @@ const Schedules = lazy(() => import('./pages/schedules.tsx'))
 const Agents = lazy(() => import('./pages/agents.tsx'))
 const Settings = lazy(() => import('./pages/settings.tsx'))
 const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
+const Memories = lazy(() => import('./pages/memories.tsx'))
 
 const NAV = [
   ['/', 'Chat'],
@@ -20,6 +21,7 @@ const NAV = [
   ['/agents', 'Agents'],
   ['/settings', 'Settings'],
   ['/workspaces', 'Workspaces'],
+  ['/memories', 'Memories'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -68,6 +70,7 @@ export function App() {
       <Route path="/settings" component={Settings} />
       <Route path="/workspaces" component={Workspaces} />
       <Route path="/workspaces/:id" component={Workspaces} />
+      <Route path={['/memories', '/memories/:id']} component={Memories} />
     </HashRouter>
   )
 }
