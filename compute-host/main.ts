@@ -23,6 +23,9 @@ import { createDocsSearchTool } from './tools/docs-search.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
+import { createRecall } from './recall/recall.ts'
+import { createMemorySearchTool } from './tools/memory-search.ts'
+import { createRetainFactTool } from './tools/retain-fact.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
@@ -119,6 +122,13 @@ export async function startComputeHost(
     if (options.provisionDefaultWorkspace) {
       await ensureDefaultCheckout({ db: databases.application.db, workspaceRoot, log })
     }
+    const recall = createRecall({
+      db: databases.application.db,
+      models,
+      log: log.child({ component: 'recall' }),
+      redact,
+    })
+    const memoryTools = { db: databases.application.db, recall }
     const agents = createAgentFactory({
       db: databases.application.db,
       models,
@@ -126,6 +136,8 @@ export async function startComputeHost(
         'web-search': () => ({ ok: true, tool: webSearch }),
         'repo-brief': () => ({ ok: true, tool: repoBrief }),
         'docs-search': () => ({ ok: true, tool: docsSearch }),
+        'memory-search': () => ({ ok: true, tool: createMemorySearchTool(memoryTools) }),
+        'retain-fact': (agent) => ({ ok: true, tool: createRetainFactTool(memoryTools, agent) }),
       }),
       mastraLogger: new HostMastraLogger(log),
       sandbox,
@@ -138,7 +150,16 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
-    const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers }
+    const partial = {
+      databases,
+      workspaceRoot,
+      agents,
+      memory,
+      redact,
+      redactor,
+      observers,
+      recall,
+    }
     const resources: HostResources = {
       env,
       log,
@@ -168,6 +189,7 @@ export async function startComputeHost(
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
       tracer,
       observers,
+      recall,
     }
     const server = await listenHost(
       createHostApp(resources, token),

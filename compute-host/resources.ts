@@ -13,6 +13,7 @@ import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
+import type { Recall } from './recall/recall.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -53,4 +54,6 @@ export type HostResources = {
   tracer: Tracer
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
+  /** Cross-session recall before each run, and the indexing of finished turns (X2). */
+  recall: Recall
 }

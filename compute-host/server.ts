@@ -19,6 +19,7 @@ import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/bri
 import type { HostResources } from './resources.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { describeTurn, undoTurn } from './undo/turn-undo.ts'
+import { exportSession } from './export/session-export.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 
@@ -72,6 +73,8 @@ export function createHostApp($: HostResources, token: string) {
       return { files: await readWorkspaceMarkdown(join($.workspaceRoot, path)) }
     },
     agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
+    exportSession: (body) =>
+      exportSession({ db: $.databases.application.db, redact: $.redact }, body),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

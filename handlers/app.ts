@@ -15,6 +15,8 @@ import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { docs } from './routes/docs.ts'
 import { health } from './routes/health.ts'
+import { memories } from './routes/memories.ts'
+import { sessionExport } from './routes/session-export.ts'
 import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
@@ -51,9 +53,11 @@ export const api = new Hono<AppEnv>()
   .route('/workspaces', docs)
   .route('/sessions', sessions)
   .route('/sessions', turns)
+  .route('/sessions', sessionExport)
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)
+  .route('/memories', memories)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   task: 'tsk',
   schedule: 'sch',
   document: 'doc',
+  memory: 'mem',
+  recall: 'rci',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -55,3 +57,4 @@ export const SkillId = idSchema('skill')
 export const TaskId = idSchema('task')
 export const ScheduleId = idSchema('schedule')
 export const DocId = idSchema('document')
+export const MemoryId = idSchema('memory')

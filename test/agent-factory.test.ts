@@ -116,9 +116,15 @@ describe('agent factory', () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
     const tools = await specialists.reviewer!.listTools({ requestContext })
-    // web-search, repo-brief and docs-search are installed; browser is not yet; workspace tools
-    // need a repository, which this build was not given.
-    assert.deepEqual(Object.keys(tools).sort(), ['docs-search', 'repo-brief', 'web-search'])
+    // web-search, repo-brief, docs-search and the memory tools are installed; browser is not
+    // yet; workspace tools need a repository, which this build was not given.
+    assert.deepEqual(Object.keys(tools).sort(), [
+      'docs-search',
+      'memory-search',
+      'repo-brief',
+      'retain-fact',
+      'web-search',
+    ])
     const reason = (tool: string) =>
       unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
     assert.match(reason('browser'), /not installed on this host/)

@@ -14,6 +14,8 @@ export type RunContextValues = {
   workspaceRoot?: string
   /** The run's registered workspace: what `docs-search` is filtered to, never a model argument. */
   workspaceId?: string
+  /** Which run this is, for what a tool records with provenance (a retained fact). */
+  run?: { sessionId?: string; turnId: string; taskId?: string }
 }
 
 export type RunContext = RequestContext<RunContextValues>
@@ -24,6 +26,7 @@ export function createRunContext(values: RunContextValues): RunContext {
   context.set('settings', values.settings)
   if (values.workspaceRoot) context.set('workspaceRoot', values.workspaceRoot)
   if (values.workspaceId) context.set('workspaceId', values.workspaceId)
+  if (values.run) context.set('run', values.run)
   return context
 }
 

@@ -17,7 +17,13 @@ export type GatewayLanguageModel = ReturnType<
 export type GatewayModels = {
   /** A language model for one gateway route; local routes pass the admission queue. */
   languageModel(modelId: string): GatewayLanguageModel
+  /** An embedding model on the same provider (`/v1/embeddings`), behind the same redacting fetch. */
+  embeddingModel(modelId: string): GatewayEmbeddingModel
 }
+
+export type GatewayEmbeddingModel = ReturnType<
+  ReturnType<typeof createOpenAICompatible>['embeddingModel']
+>
 
 /**
  * Model access for the whole host: one OpenAI-compatible provider pointed at the gateway (9Router),
@@ -45,6 +51,7 @@ export function createGatewayModels(options: {
   const { queue, isLocal } = options.localModels
 
   return {
+    embeddingModel: (modelId) => provider.embeddingModel(modelId),
     languageModel(modelId) {
       const model = provider.chatModel(modelId)
       if (!isLocal(modelId)) return model

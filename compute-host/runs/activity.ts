@@ -3,6 +3,7 @@ import type { RunEvent } from './run-events.ts'
 
 const SUMMARY_CHARS = 2_000
 const BRIEF_ITEM = 'act_repo_brief'
+const RECALL_ITEM = 'act_recall'
 const GUARD_NAMES = { budget: 'budget', loop: 'loop breaker', delegation: 'delegation limit' }
 
 export type ActivityPart = { type: typeof ACTIVITY_PART; id: string; data: AgentActivity }
@@ -105,6 +106,15 @@ export function createActivityLog(options: {
             input: event.query,
           })
           return this.finish(BRIEF_ITEM, { output: event.text })
+        case 'recall':
+          this.start(RECALL_ITEM, {
+            kind: 'tool',
+            agentId: event.agentId,
+            agentName: event.agentName,
+            tool: 'recall',
+            input: event.query,
+          })
+          return this.finish(RECALL_ITEM, { output: recallSummary(event) })
       }
     },
     /** The final state of every item, in the order they first appeared. */
@@ -115,6 +125,14 @@ export function createActivityLog(options: {
 }
 
 export type ActivityLog = ReturnType<typeof createActivityLog>
+
+/** What recall used, one line per item with its provenance, and why it fell back if it did. */
+function recallSummary(event: Extract<RunEvent, { type: 'recall' }>): string {
+  return [
+    `${event.mode}${event.note ? `: ${event.note}` : ''}; ${event.items.length} item(s)`,
+    ...event.items.map((item) => `- [${item.provenance}] ${item.text}`),
+  ].join('\n')
+}
 
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message

@@ -5,6 +5,8 @@ import type { Redactor } from '../../runtime/redaction.ts'
 import type { AgentFactory, RunAgents } from '../agents/factory.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
+import type { Recall } from '../recall/recall.ts'
+import { recallEvent } from '../recall/recall-event.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
 import { STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
@@ -29,6 +31,8 @@ export type RunDeps = {
   redactor: Redactor
   /** The host's run observers (logging, tracing, and later hooks and channels). */
   observers: readonly RunObserver[]
+  /** Cross-session recall and the indexing of finished turns; without it, neither happens. */
+  recall?: Recall
 }
 
 export type PreparedRun = {
@@ -95,7 +99,18 @@ export async function prepareRun(
       ? briefFor(workspaceRoot, input.query, deps, input.signal)
       : Promise.resolve(undefined)
   const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
-  const events = createRunEvents([...(input.observers ?? []), ...deps.observers], deps.log)
+  // Recall runs beside the brief and the agents; like the brief, the first step waits for it.
+  const recall = deps.recall?.prepare({
+    run,
+    query: input.query,
+    settings: memorySettings,
+    ...(input.signal && { signal: input.signal }),
+  })
+  const recalling = recall?.recalling ?? Promise.resolve(undefined)
+  const events = createRunEvents(
+    [...(input.observers ?? []), ...deps.observers, ...(recall ? [recall.observer] : [])],
+    deps.log,
+  )
   const budget = createRunBudget(limitsFrom(settings, input.budget?.overrides), {
     used: input.budget?.used ?? null,
   })
@@ -141,6 +156,10 @@ export async function prepareRun(
       durationMs,
     })
   })
+  void recalling.then((outcome) => {
+    const event = outcome && recallEvent(run, supervisor, outcome)
+    if (event) events.emit(event)
+  })
   let ended = false
   return {
     team,
@@ -166,6 +185,7 @@ export async function prepareRun(
         agents,
         workspaceRoot,
         briefing,
+        recalling,
         thread,
         signal,
       }),

@@ -40,6 +40,23 @@ export type RunEvent =
       /** How long it took; it is built beside the run's other preparation. */
       durationMs: number
     } & RunAgent)
+  /** Cross-session recall (X2): what was injected before the supervisor's first step, and how. */
+  | ({
+      type: 'recall'
+      run: RunRef
+      query: string
+      mode: 'hybrid' | 'full-text'
+      /** Why the vector leg was not used (embeddings failed), when it was meant to be. */
+      note?: string
+      items: Array<{
+        itemId: string
+        kind: string
+        provenance: string
+        score: number
+        text: string
+      }>
+      durationMs: number
+    } & RunAgent)
   | ({ type: 'tool-start'; run: RunRef; callId: string; tool: string; input: unknown } & RunAgent)
   | ({
       type: 'tool-end'

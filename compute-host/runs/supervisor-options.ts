@@ -6,6 +6,8 @@ import type { RunBudget } from './budget.ts'
 import { delegationConfig } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { withBrief, type Preflight } from './preflight.ts'
+import { withRecall } from '../recall/with-recall.ts'
+import type { RecallOutcome } from '../recall/recall.ts'
 import type { RunEvents, RunRef } from './run-events.ts'
 import type { UsageMeter } from './usage.ts'
 
@@ -25,6 +27,7 @@ export function supervisorOptions(run: {
   workspaceRoot: string | undefined
   workspaceId?: string | null | undefined
   briefing: Promise<Preflight | undefined>
+  recalling: Promise<RecallOutcome | undefined>
   usage: UsageMeter
   thread: string
   signal: AbortSignal
@@ -39,15 +42,23 @@ export function supervisorOptions(run: {
       settings,
       ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
       ...(run.workspaceId && { workspaceId: run.workspaceId }),
+      run: {
+        turnId: run.run.runId,
+        ...(run.run.sessionId && { sessionId: run.run.sessionId }),
+        ...(run.run.taskId && { taskId: run.run.taskId }),
+      },
     }),
     abortSignal: run.signal,
     maxSteps: settings.supervisorMaxSteps,
     prepareStep: withBrief(
       run.briefing,
-      reserveFinalStep(
-        () => settings.supervisorMaxSteps,
-        () => settings.finalResponseFeedback,
-        (step) => budget.answeringStep(supervisorId, step),
+      withRecall(
+        run.recalling,
+        reserveFinalStep(
+          () => settings.supervisorMaxSteps,
+          () => settings.finalResponseFeedback,
+          (step) => budget.answeringStep(supervisorId, step),
+        ),
       ),
     ),
     // A model that asks for tools on its answering step anyway still stops there.

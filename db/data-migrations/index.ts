@@ -5,6 +5,7 @@ import { seedAgentRuntimeSettings } from './0001-seed-agent-runtime-settings.ts'
 import { registerDefaultWorkspace } from './0002-register-default-workspace.ts'
 import { seedMemoryAutonomyBrowserSettings } from './0003-seed-memory-autonomy-browser-settings.ts'
 import { seedAgentRolesAndSkills } from './0004-seed-agent-roles-and-skills.ts'
+import { memoryToolsForEveryRole } from './0005-memory-tools-for-every-role.ts'
 import type { DataMigration } from './types.ts'
 
 /** Every data migration, in the order it must run. Append only. */
@@ -13,6 +14,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   registerDefaultWorkspace,
   seedMemoryAutonomyBrowserSettings,
   seedAgentRolesAndSkills,
+  memoryToolsForEveryRole,
 ]
 
 /**

@@ -36,6 +36,13 @@ export const memorySettings = pgTable(
     retrievalScope: text().notNull(),
     observerInstruction: text().notNull(),
     reflectorInstruction: text().notNull(),
+    // Cross-session recall and long-term memories (migration 0010 added these with defaults,
+    // so the row seeded before them keeps working): recall on, FTS only until a model is named.
+    recallEnabled: boolean().notNull().default(true),
+    recallBudgetTokens: integer().notNull().default(1_500),
+    embeddingModel: text(),
+    // Agent and evolution facts older than this are pruned; null keeps them. Never user memories.
+    factRetentionDays: integer(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [check('popagent_memory_settings_singleton', sql`${t.singleton}`)],

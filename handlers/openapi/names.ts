@@ -5,9 +5,11 @@ import * as chat from '../../runtime/contracts/chat.ts'
 import * as errors from '../../runtime/contracts/errors.ts'
 import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
+import * as memories from '../../runtime/contracts/memories.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
 import * as sessions from '../../runtime/contracts/sessions.ts'
+import * as sessionExport from '../../runtime/contracts/session-export.ts'
 import * as settings from '../../runtime/contracts/settings.ts'
 import * as tasks from '../../runtime/contracts/tasks.ts'
 import * as workspaces from '../../runtime/contracts/workspaces.ts'
@@ -26,9 +28,11 @@ const MODULES = [
   agents,
   chat,
   health,
+  memories,
   models,
   schedules,
   sessions,
+  sessionExport,
   settings,
   tasks,
   workspaces,

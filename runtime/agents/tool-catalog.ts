@@ -42,6 +42,8 @@ export const TOOL_CATALOG = {
   'repo-brief': general('read-only', 'deterministic relevant paths, exports, tests, changes'),
   'docs-search': general('read-only', 'search the workspace documentation index'),
   'web-search': general('none', 'search the self-hosted SearXNG instance'),
+  'memory-search': general('none', 'search long-term memories and earlier sessions'),
+  'retain-fact': general('none', 'keep a keyed fact (when automatic fact retention is on)'),
   browser: general('none', 'drive the browser through its MCP catalog', true),
   'build-repositories': build('inspect and maintain Build repositories'),
   'build-runs': build('inspect, queue and cancel Build runs'),

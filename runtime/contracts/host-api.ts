@@ -11,6 +11,7 @@ import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
+import { ExportSessionBody, SessionExport } from './session-export.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -178,6 +179,15 @@ export const hostRoutes = {
     output: AgentToolStatuses,
     timeoutMs: 10_000,
     does: "check the agents' tools",
+  },
+  /** A session as a redacted Markdown or JSON file (B4). */
+  exportSession: {
+    method: 'POST',
+    path: '/internal/sessions/export',
+    input: ExportSessionBody,
+    output: SessionExport,
+    timeoutMs: 60_000,
+    does: 'export the session',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes

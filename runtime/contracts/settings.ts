@@ -104,6 +104,13 @@ export const MemorySettingsPatch = z
     retrievalScope: z.enum(['off', 'thread', 'resource']),
     observerInstruction: StorableText(8_000),
     reflectorInstruction: StorableText(8_000),
+    // Cross-session recall (X2) and long-term memory retention (X1).
+    recallEnabled: z.boolean(),
+    recallBudgetTokens: z.number().int().min(100).max(8_000),
+    // The gateway's embedding model for the vector leg; null: full-text recall only.
+    embeddingModel: ModelId.nullable(),
+    // Agent and evolution facts older than this are pruned; null keeps them. Never user memories.
+    factRetentionDays: z.number().int().min(1).max(36_500).nullable(),
   })
   .partial()
   .refine(nonEmpty, EMPTY)

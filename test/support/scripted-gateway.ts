@@ -50,6 +50,8 @@ export type ScriptedGateway = {
   setModels(models: ScriptedModel[]): void
   /** Make `GET /v1/models` answer this status (a gateway whose catalog is down); undefined heals. */
   failModels(status: number | undefined): void
+  /** Make `POST /v1/embeddings` answer this status (an embedding outage); undefined heals. */
+  failEmbeddings(status: number | undefined): void
   /** Count of chat requests still streaming. */
   active(): number
   close(): Promise<void>
@@ -63,6 +65,7 @@ export async function startScriptedGateway(
 ): Promise<ScriptedGateway> {
   let models = options.models ?? [{ id: 'test/model', contextWindow: 32_768 }]
   let modelsFailure: number | undefined
+  let embeddingsFailure: number | undefined
   const queue: Reply[] = []
   const requests: RecordedRequest[] = []
   let responder: ((request: RecordedRequest) => Reply | undefined) | undefined
@@ -99,6 +102,11 @@ export async function startScriptedGateway(
       })
     }
     if (recorded.method === 'POST' && recorded.path === '/v1/embeddings') {
+      if (embeddingsFailure) {
+        return sendJson(res, embeddingsFailure, {
+          error: { message: 'scripted embeddings failure' },
+        })
+      }
       const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')]
       return sendJson(res, 200, {
         object: 'list',
@@ -136,6 +144,7 @@ export async function startScriptedGateway(
     respondWith: (fn) => void (responder = fn),
     setModels: (next) => void (models = next),
     failModels: (status) => void (modelsFailure = status),
+    failEmbeddings: (status) => void (embeddingsFailure = status),
     active: () => streaming,
     close,
     [Symbol.asyncDispose]: close,

@@ -13,6 +13,7 @@ const Agents = lazy(() => import('./pages/agents.tsx'))
 const Settings = lazy(() => import('./pages/settings.tsx'))
 const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
 const Docs = lazy(() => import('./pages/docs.tsx'))
+const Memories = lazy(() => import('./pages/memories.tsx'))
 
 const NAV = [
   ['/', 'Chat'],
@@ -22,6 +23,7 @@ const NAV = [
   ['/settings', 'Settings'],
   ['/workspaces', 'Workspaces'],
   ['/docs', 'Docs'],
+  ['/memories', 'Memories'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -71,6 +73,7 @@ export function App() {
       <Route path="/workspaces" component={Workspaces} />
       <Route path="/workspaces/:id" component={Workspaces} />
       <Route path={['/docs', '/docs/:workspaceId', '/docs/:workspaceId/:docId']} component={Docs} />
+      <Route path={['/memories', '/memories/:id']} component={Memories} />
     </HashRouter>
   )
 }

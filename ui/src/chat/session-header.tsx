@@ -1,6 +1,7 @@
 import { createSignal, Show } from 'solid-js'
 import type { SessionView } from '../queries/sessions.ts'
 import { Confirm } from '../components/confirm.tsx'
+import { ExportSession } from './export-session.tsx'
 
 /** The open session's title and what can be done to it: rename, archive or restore, delete. */
 export function SessionHeader(props: {
@@ -86,6 +87,7 @@ export function SessionHeader(props: {
             Restore
           </button>
         </Show>
+        <ExportSession sessionId={props.session.id} />
         <button
           type="button"
           class="secondary"

@@ -182,6 +182,18 @@ export const MEMORY: Group<keyof MemorySettingsPatch>[] = [
       { key: 'reflectorInstruction', label: 'Reflector instruction', type: 'textarea' },
     ],
   },
+  {
+    legend: 'Cross-session recall',
+    fields: [
+      { key: 'recallEnabled', label: 'Recall before each turn', type: 'bool' },
+      {
+        key: 'recallBudgetTokens',
+        label: 'Recall budget (tokens)',
+        type: 'number',
+        hint: 'The most the recalled notes may add to a request. The embedding model and fact retention are set through the API.',
+      },
+    ],
+  },
 ]
 
 export const AUTONOMY: Group<keyof AutonomySettingsPatch>[] = [
