@@ -13,7 +13,15 @@ import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-defaul
 import type { Db } from '../db/index.ts'
 import { rowsOf } from '../db/rows.ts'
 import * as Docs from '../runtime/docs/index.ts'
-import { search } from '../runtime/docs/search.ts'
+import { searchDocText, toHit } from '../runtime/docs/search.ts'
+import * as Settings from '../runtime/settings/index.ts'
+import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'
+import { createGatewayModels } from '../compute-host/models/gateway-models.ts'
+import { gatewayEmbedder } from '../compute-host/recall/embeddings.ts'
+import { embedPendingChunks } from '../compute-host/docs/embed-chunks.ts'
+import { searchDocs, type DocSearchDeps } from '../compute-host/docs/hybrid-search.ts'
+import { startScriptedGateway } from '../test/support/scripted-gateway.ts'
+import type { DocSearchHit } from '../runtime/contracts/docs.ts'
 import { benchDatabase } from './database.ts'
 import { generateDocsCorpus, type CorpusQuestion } from './docs-corpus.ts'
 import type { BenchMode, BenchResult } from './result.ts'
@@ -30,13 +38,15 @@ async function load(db: Db, documents: number, seed: number) {
   return corpus.questions.map((q) => ({ ...q, slug: `${seed}/${q.slug}` }))
 }
 
-async function measure(db: Db, questions: CorpusQuestion[]) {
+type Search = (query: string) => Promise<DocSearchHit[]>
+
+async function measure(questions: CorpusQuestion[], search: Search) {
   let hit5 = 0
   let hit1 = 0
   const latencies: number[] = []
   for (const q of questions) {
     const began = performance.now()
-    const { results } = await search(db, DEFAULT_WORKSPACE_ID, { query: q.text, limit: 5 })
+    const results = await search(q.text)
     latencies.push(performance.now() - began)
     const at = results.findIndex((r) => r.slug === q.slug && r.headingPath.endsWith(q.heading))
     if (at >= 0) hit5++
@@ -48,6 +58,8 @@ async function measure(db: Db, questions: CorpusQuestion[]) {
 export async function benchDocsRetrieval(mode: BenchMode): Promise<BenchResult[]> {
   const database = await benchDatabase()
   const handle = openNodePostgres(database.url, { max: 2 })
+  // The scripted gateway's deterministic test embeddings, through the real embeddings client.
+  const gateway = await startScriptedGateway({ embeddingDimensions: 256 })
   try {
     const db = handle.db
     const questions = await load(db, mode.quick ? 30 : 120, 7)
@@ -56,28 +68,54 @@ export async function benchDocsRetrieval(mode: BenchMode): Promise<BenchResult[]
     const [{ chunks } = { chunks: 0 }] = rowsOf<{ chunks: number }>(
       await db.execute(sql`select count(*)::int as chunks from popagent_doc_chunks`),
     )
-    await measure(db, questions.slice(0, 10)) // warm the plan and the cache
-    const fts = await measure(db, questions)
-    const p50 = percentile(fts.latencies, 50)
+    const models = createGatewayModels({
+      url: gateway.url,
+      localModels: { queue: createAdmissionQueue(1), isLocal: () => false },
+    })
+    const embedderOf = (model: string) => gatewayEmbedder(models, model)
+    await Settings.memory.patch(db, { embeddingModel: 'embed/test' })
+    await embedPendingChunks(db, embedderOf('embed/test'), 'embed/test')
+    const deps: DocSearchDeps = { db, log: quiet, embedderOf }
+    const fullText: Search = async (query) =>
+      (await searchDocText(db, DEFAULT_WORKSPACE_ID, query, 5)).map((r) => toHit(r))
+    const hybrid: Search = async (query) =>
+      (await searchDocs(deps, DEFAULT_WORKSPACE_ID, { query, limit: 5 })).results
+    await measure(questions.slice(0, 10), fullText) // warm the plans and the cache
+    await measure(questions.slice(0, 10), hybrid)
+    const fts = await measure(questions, fullText)
+    const both = await measure(questions, hybrid)
     const detail = `${questions.length} paraphrased questions over ${chunks} chunks`
-    return [
-      {
-        name: 'docs retrieval hit@5, full text',
-        goal: '≥ 0.9 (reported; vectors arrive with the embeddings)',
-        ratio: fts.hit5,
-        met: fts.hit5 >= 0.9,
-        detail: `${detail}; hit@1 ${fts.hit1.toFixed(2)}`,
-      },
-      {
-        name: 'docs search p50, full text',
+    const latency = (name: string, m: typeof fts): BenchResult => {
+      const p50 = percentile(m.latencies, 50)
+      return {
+        name,
         goal: '≤ 20 ms at 10,000 chunks',
         ratio: p50,
         unit: 'ms',
         met: p50 <= 20 && (mode.quick || chunks >= 10_000),
-        detail: `${detail}; p90 ${percentile(fts.latencies, 90).toFixed(1)} ms`,
+        detail: `${detail}; p90 ${percentile(m.latencies, 90).toFixed(1)} ms`,
+      }
+    }
+    return [
+      {
+        name: 'docs retrieval hit@5, full text',
+        goal: 'reported (the hybrid figure carries the goal)',
+        ratio: fts.hit5,
+        met: true,
+        detail: `${detail}; hit@1 ${fts.hit1.toFixed(2)}`,
       },
+      {
+        name: 'docs retrieval hit@5, hybrid (no reranking)',
+        goal: '≥ 0.9 with the test embeddings',
+        ratio: both.hit5,
+        met: both.hit5 >= 0.9,
+        detail: `${detail}; hit@1 ${both.hit1.toFixed(2)}; reranking by the local model is not built`,
+      },
+      latency('docs search p50, full text', fts),
+      latency('docs search p50, hybrid (embedding call included)', both),
     ]
   } finally {
+    await gateway.close()
     await handle.close()
     await database.drop()
   }

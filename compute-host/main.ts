@@ -20,6 +20,7 @@ import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
 import { createRepoBriefTool } from './tools/repo-brief.ts'
 import { createDocsSearchTool } from './tools/docs-search.ts'
+import { docSearchDeps } from './docs/search-deps.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
@@ -107,7 +108,9 @@ export async function startComputeHost(
     memory = createThreadMemory({ handle: databases.application, models })
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
-    const docsSearch = createDocsSearchTool(databases.application.db)
+    const docsLog = log.child({ component: 'docs' })
+    const docsDeps = docSearchDeps({ databases, models }, docsLog)
+    const docsSearch = createDocsSearchTool(docsDeps)
     // Independent start-up work, side by side.
     // Mastra's table set-up is not safe against another host doing it at the same moment (an
     // index creation loses with 23505); the loser's retry finds everything in place.
@@ -198,7 +201,7 @@ export async function startComputeHost(
     log.info('compute host listening', { url: server.url })
     await resources.tasks.start()
     resources.scheduler.start()
-    const docIndexer = startDocIndexer(db, log.child({ component: 'docs' }))
+    const docIndexer = startDocIndexer(docsDeps)
     let stopping: Promise<void> | undefined
     return {
       resources,

@@ -15,6 +15,8 @@ import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/wo
 import { startChatTurn } from './runs/chat-turn.ts'
 import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
 import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
+import { docSearchDeps } from './docs/search-deps.ts'
+import { searchDocs } from './docs/hybrid-search.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
 import { runDeps } from './runs/run-deps.ts'
@@ -72,6 +74,8 @@ export function createHostApp($: HostResources, token: string) {
       const path = await resolveInside($.workspaceRoot, body.path)
       return { files: await readWorkspaceMarkdown(join($.workspaceRoot, path)) }
     },
+    docsSearch: ({ workspaceId, ...input }, c) =>
+      searchDocs(docSearchDeps($, c.var.log), workspaceId, input, c.req.raw.signal),
     agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
     exportSession: (body) =>
       exportSession({ db: $.databases.application.db, redact: $.redact }, body),

@@ -1,7 +1,7 @@
 /**
  * Project documentation (W7), written once and run against real PostgreSQL (docs.postgres.test.ts)
  * and the embedded database (docs.embedded.test.ts): the API, background indexing into chunks,
- * full-text search filtered to one workspace, and an import stored whole or not at all.
+ * the full-text leg filtered to one workspace, and an import stored whole or not at all.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -11,6 +11,7 @@ import { docChunks, docs } from '../db/schema/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-default-workspace.ts'
 import { indexPendingDocs } from '../compute-host/docs/indexer.ts'
 import * as Docs from '../runtime/docs/index.ts'
+import { searchDocText, toHit } from '../runtime/docs/search.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
 import { quietLog } from './support/stack.ts'
 import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
@@ -50,8 +51,11 @@ export function docsSuite(name: string, setup: () => Promise<DocsContext>) {
     })
     after(() => ctx.close())
     const index = () => indexPendingDocs(ctx.db, quietLog())
-    const searchIn = async (id: string, query: string) =>
-      okJson(await api.search.$post({ param: { id }, json: { query, limit: 5 } }), 200)
+    // The full-text leg itself, on this database (the route asks the compute host, which adds the
+    // vector leg: docs-vectors.test.ts and docs-import.test.ts go through it).
+    const searchIn = async (id: string, query: string) => ({
+      results: (await searchDocText(ctx.db, id, query, 5)).map((r) => toHit(r)),
+    })
 
     test('a written document is indexed in the background into heading-scoped chunks and found by a paraphrase', async () => {
       const created = await okJson(

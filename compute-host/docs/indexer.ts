@@ -5,6 +5,8 @@ import { chunkMarkdown } from '../../runtime/docs/chunk.ts'
 import { sha256Hex } from '../../runtime/docs/sha256.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
 import type { Logger } from '../log.ts'
+import { createEmbedPass } from './embed-pass.ts'
+import type { DocSearchDeps } from './hybrid-search.ts'
 
 const BATCH = 8
 
@@ -81,16 +83,21 @@ async function indexOne(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Runs `indexPendingDocs` every `intervalMs` until stopped, and at once when `wake()` is called.
- * Errors are logged and the loop goes on: an unreachable database is retried on the next tick.
+ * Runs `indexPendingDocs` every `intervalMs` until stopped, and at once when `wake()` is called,
+ * then embeds the chunks that have no vector for the memory settings' embedding model (when one
+ * is set and pgvector is there). Errors are logged and the loop goes on: an unreachable database
+ * is retried on the next tick, a failing embedding batch after a pause (embed-pass.ts).
  */
-export function startDocIndexer(db: Db, log: Logger, intervalMs = 2_000) {
+export function startDocIndexer(deps: DocSearchDeps, intervalMs = 2_000) {
+  const { db, log } = deps
+  const embedPass = createEmbedPass(deps)
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let stopped = false
   const pass = async () => {
     try {
       while (!stopped && (await indexPendingDocs(db, log)) > 0) {}
+      if (!stopped) await embedPass()
     } catch (error) {
       log.warn('document indexer pass failed', { error: errorMessage(error) })
     }

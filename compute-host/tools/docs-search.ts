@@ -1,8 +1,7 @@
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
-import type { Db } from '../../db/index.ts'
 import type { DocSearchResult } from '../../runtime/contracts/docs.ts'
-import { search } from '../../runtime/docs/search.ts'
+import { searchDocs, type DocSearchDeps } from '../docs/hybrid-search.ts'
 import type { RunContext } from '../agents/run-context.ts'
 
 /**
@@ -10,7 +9,7 @@ import type { RunContext } from '../agents/run-context.ts'
  * the documentation of the run's own workspace. The workspace comes from the run, never from the
  * model's arguments, so an agent cannot read another workspace's documents by naming it.
  */
-export function createDocsSearchTool(db: Db) {
+export function createDocsSearchTool(deps: DocSearchDeps) {
   return createTool({
     id: 'docs-search',
     description:
@@ -22,7 +21,8 @@ export function createDocsSearchTool(db: Db) {
     execute: async ({ query, limit }, context) => {
       const workspaceId = (context?.requestContext as RunContext | undefined)?.get('workspaceId')
       if (!workspaceId) throw new Error('this run has no workspace, so it has no documentation')
-      return formatHits(await search(db, workspaceId, { query, limit: limit ?? 5 }))
+      const input = { query, limit: limit ?? 5 }
+      return formatHits(await searchDocs(deps, workspaceId, input, context?.abortSignal))
     },
   })
 }

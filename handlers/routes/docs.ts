@@ -7,7 +7,6 @@ import {
   WorkspaceDocsParams,
 } from '../../runtime/contracts/docs.ts'
 import * as Docs from '../../runtime/docs/index.ts'
-import { search } from '../../runtime/docs/search.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
 import type { AppEnv } from '../env.ts'
 import { validate } from '../validate.ts'
@@ -37,7 +36,15 @@ export const docs = new Hono<AppEnv>()
     '/:id/docs/search',
     validate('param', WorkspaceDocsParams),
     validate('json', DocSearchInput),
-    async (c) => c.json(await search(c.var.db, c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      await Workspaces.assertExists(c.var.db, id)
+      const signal = c.req.raw.signal
+      return c.json(
+        await c.var.host.docsSearch({ workspaceId: id, ...c.req.valid('json') }, { signal }),
+        200,
+      )
+    },
   )
   .get('/:id/docs/:docId', validate('param', DocParams), async (c) => {
     const { id, docId } = c.req.valid('param')

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
-import { ImportedFile } from './docs.ts'
+import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
 import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
@@ -45,6 +45,7 @@ export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
 
 export const ImportDocsBody = z.strictObject({ path: z.string().min(1).max(1_000) })
 export const WorkspaceMarkdown = z.object({ files: z.array(ImportedFile) })
+export const DocsSearchBody = DocSearchInput.extend({ workspaceId: z.string().min(1).max(80) })
 
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
@@ -171,6 +172,15 @@ export const hostRoutes = {
     output: WorkspaceMarkdown,
     timeoutMs: 60_000,
     does: "read the workspace's Markdown files",
+  },
+  /** Documentation search of one workspace: full text and vectors (W7). */
+  docsSearch: {
+    method: 'POST',
+    path: '/internal/docs/search',
+    input: DocsSearchBody,
+    output: DocSearchResult,
+    timeoutMs: 30_000,
+    does: 'search the documentation',
   },
   /** Every agent's tools as this host can run them (sandbox, services, registry). */
   agentTools: {

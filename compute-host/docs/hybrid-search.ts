@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm'
+import type { Db } from '../../db/index.ts'
+import { rowsOf } from '../../db/rows.ts'
+import type { DocSearchInput, DocSearchResult } from '../../runtime/contracts/docs.ts'
+import { searchDocText, toHit, type DocChunkRow } from '../../runtime/docs/search.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
+import * as Settings from '../../runtime/settings/index.ts'
+import type { Logger } from '../log.ts'
+import type { Embed } from '../recall/embeddings.ts'
+import { hasDocVectors } from './embed-chunks.ts'
+
+// Candidates per leg before fusion, and reciprocal rank fusion's usual constant.
+const LEG_LIMIT = 50
+const RRF_K = 60
+// The vector leg always returns neighbours; one that full text did not find must be at least this
+// similar to count (the same floor as recall's, compute-host/recall/fuse.ts).
+const MIN_COSINE = 0.55
+// A question's embedding that takes longer than this is given up: full text answers alone.
+const EMBED_TIMEOUT_MS = 2_000
+
+export type DocSearchDeps = {
+  db: Db
+  log: Logger
+  /** The embedder of a model (the gateway's `/v1/embeddings`). */
+  embedderOf: (model: string) => Embed
+}
+
+/**
+ * Documentation search for the API and the agents: full text and, when the memory settings name
+ * an embedding model and the database has pgvector, the nearest chunks by cosine distance among
+ * those embedded with that model, merged by reciprocal rank fusion. Both legs are filtered to the
+ * workspace. A failing or slow embedding never fails the search: it answers from full text and
+ * `method` says why.
+ */
+export async function searchDocs(
+  deps: DocSearchDeps,
+  workspaceId: string,
+  input: DocSearchInput,
+  signal?: AbortSignal,
+): Promise<DocSearchResult> {
+  const { embeddingModel: model } = await Settings.memory.get(deps.db)
+  const vectorLeg = async (): Promise<{ rows: DocChunkRow[]; note?: string }> => {
+    if (!model) return { rows: [], note: 'no embedding model in the memory settings' }
+    if (!(await hasDocVectors(deps.db))) return { rows: [], note: 'pgvector is not available' }
+    try {
+      const timeout = AbortSignal.timeout(EMBED_TIMEOUT_MS)
+      const [vector] = await deps.embedderOf(model)(
+        [input.query],
+        signal ? AbortSignal.any([timeout, signal]) : timeout,
+      )
+      return { rows: await nearestChunks(deps.db, workspaceId, vector!, model) }
+    } catch (error) {
+      deps.log.warn('docs search fell back to full text', { model, error: errorMessage(error) })
+      return { rows: [], note: `the embedding failed (${errorMessage(error).slice(0, 160)})` }
+    }
+  }
+  const [text, vector] = await Promise.all([
+    searchDocText(deps.db, workspaceId, input.query, LEG_LIMIT),
+    vectorLeg(),
+  ])
+  const fused = new Map<string, { row: DocChunkRow; score: number }>()
+  text.forEach((row, at) => fused.set(row.chunk_id, { row, score: 1 / (RRF_K + at + 1) }))
+  vector.rows.forEach((row, at) => {
+    const found = fused.get(row.chunk_id)
+    if (found) found.score += 1 / (RRF_K + at + 1)
+    else if (Number(row.score) >= MIN_COSINE) {
+      fused.set(row.chunk_id, { row, score: 1 / (RRF_K + at + 1) })
+    }
+  })
+  const ranked = [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.row.chunk_id < b.row.chunk_id ? -1 : 1),
+  )
+  return {
+    method: vector.note
+      ? `full text only: ${vector.note}`
+      : `full text and vectors (${model}), merged by rank fusion`,
+    results: ranked.slice(0, input.limit).map((e) => toHit(e.row, e.score)),
+  }
+}
+
+async function nearestChunks(
+  db: Db,
+  workspaceId: string,
+  vector: readonly number[],
+  model: string,
+): Promise<DocChunkRow[]> {
+  const literal = `[${vector.join(',')}]`
+  const result = await db.execute(sql`
+    select c.id as chunk_id, c.doc_id, d.slug, d.title, c.heading_path, c.content,
+           1 - (v.embedding <=> ${literal}::vector) as score
+    from popagent_doc_vectors v
+    join popagent_doc_chunks c on c.id = v.chunk_id
+    join popagent_docs d on d.id = c.doc_id
+    where v.model = ${model} and c.workspace_id = ${workspaceId}
+    order by v.embedding <=> ${literal}::vector, c.id
+    limit ${LEG_LIMIT}`)
+  return rowsOf<DocChunkRow>(result)
+}
