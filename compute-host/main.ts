@@ -109,7 +109,7 @@ export async function startComputeHost(
     const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
     const repoBrief = createRepoBriefTool()
     const docsLog = log.child({ component: 'docs' })
-    const docsDeps = docSearchDeps({ databases, models }, docsLog)
+    const docsDeps = docSearchDeps({ databases, models, localModels }, docsLog)
     const docsSearch = createDocsSearchTool(docsDeps)
     // Independent start-up work, side by side.
     // Mastra's table set-up is not safe against another host doing it at the same moment (an

@@ -99,4 +99,31 @@ describe('documentation search with vectors', () => {
       JSON.stringify(healed),
     )
   })
+
+  test('the local model reorders the candidates; an unusable answer keeps the fusion order', async () => {
+    const isRerank = (r: { body?: any }) =>
+      JSON.stringify(r.body?.messages ?? '').includes('Order these documentation passages')
+    const query = 'capacity planning and the failover drill'
+    let answer = 'I cannot say'
+    stack.gateway.respondWith((r) => (isRerank(r) ? { text: answer } : undefined))
+    try {
+      const fusion = await search(mine, query)
+      assert.ok(fusion.results.length >= 2)
+      assert.match(fusion.method, /reranking by titan\/\S+ failed \(the answer named no passage/)
+      answer = '2, 1'
+      const reranked = await search(mine, query)
+      assert.match(reranked.method, /; reranked by titan\//)
+      const where = (r: { docId: string; headingPath: string; excerpt: string }) =>
+        `${r.docId} ${r.headingPath} ${r.excerpt}`
+      assert.notEqual(where(fusion.results[0]!), where(fusion.results[1]!))
+      assert.deepEqual(reranked.results.slice(0, 2).map(where), [
+        where(fusion.results[1]!),
+        where(fusion.results[0]!),
+      ])
+      const asked = stack.gateway.requests.filter(isRerank).at(-1)!
+      assert.match(asked.body.model, /^titan\//)
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
 })

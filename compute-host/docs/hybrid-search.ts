@@ -8,6 +8,7 @@ import * as Settings from '../../runtime/settings/index.ts'
 import type { Logger } from '../log.ts'
 import type { Embed } from '../recall/embeddings.ts'
 import { hasDocVectors } from './embed-chunks.ts'
+import { RERANK_CANDIDATES, rerankFailure, type Reranker } from './rerank.ts'
 
 // Candidates per leg before fusion, and reciprocal rank fusion's usual constant.
 const LEG_LIMIT = 50
@@ -23,14 +24,20 @@ export type DocSearchDeps = {
   log: Logger
   /** The embedder of a model (the gateway's `/v1/embeddings`). */
   embedderOf: (model: string) => Embed
+  /**
+   * The local reranker and which model ids are local routes; without them (or when the settings'
+   * local model is not a local route) the fusion order is the answer.
+   */
+  rerank?: { with: Reranker; isLocal: (modelId: string) => boolean }
 }
 
 /**
  * Documentation search for the API and the agents: full text and, when the memory settings name
  * an embedding model and the database has pgvector, the nearest chunks by cosine distance among
  * those embedded with that model, merged by reciprocal rank fusion. Both legs are filtered to the
- * workspace. A failing or slow embedding never fails the search: it answers from full text and
- * `method` says why.
+ * workspace. When the agent-runtime settings' local model is a local route, the first twenty are
+ * then ordered by it (rerank.ts). A failing or slow embedding or rerank never fails the search: it
+ * answers from what it has, and `method` says why.
  */
 export async function searchDocs(
   deps: DocSearchDeps,
@@ -70,11 +77,28 @@ export async function searchDocs(
   const ranked = [...fused.values()].sort(
     (a, b) => b.score - a.score || (a.row.chunk_id < b.row.chunk_id ? -1 : 1),
   )
+  const scores = new Map(ranked.map((e) => [e.row.chunk_id, e.score]))
+  let rows = ranked.map((e) => e.row)
+  let method = vector.note
+    ? `full text only: ${vector.note}`
+    : `full text and vectors (${model}), merged by rank fusion`
+  const { localModel } = await Settings.agentRuntime.get(deps.db)
+  if (deps.rerank?.isLocal(localModel) && rows.length > 1) {
+    const top = rows.slice(0, RERANK_CANDIDATES)
+    try {
+      rows = [
+        ...(await deps.rerank.with(localModel, input.query, top, signal)),
+        ...rows.slice(top.length),
+      ]
+      method += `; reranked by ${localModel}`
+    } catch (error) {
+      deps.log.warn('docs rerank failed', { model: localModel, error: errorMessage(error) })
+      method += rerankFailure(localModel, error)
+    }
+  }
   return {
-    method: vector.note
-      ? `full text only: ${vector.note}`
-      : `full text and vectors (${model}), merged by rank fusion`,
-    results: ranked.slice(0, input.limit).map((e) => toHit(e.row, e.score)),
+    method,
+    results: rows.slice(0, input.limit).map((r) => toHit(r, scores.get(r.chunk_id) ?? 0)),
   }
 }
 
