@@ -109,7 +109,7 @@ export async function benchDocsRetrieval(mode: BenchMode): Promise<BenchResult[]
         goal: '≥ 0.9 with the test embeddings',
         ratio: both.hit5,
         met: both.hit5 >= 0.9,
-        detail: `${detail}; hit@1 ${both.hit1.toFixed(2)}; reranking by the local model is not built`,
+        detail: `${detail}; hit@1 ${both.hit1.toFixed(2)}; reranking is not benched (no scripted model judges relevance)`,
       },
       latency('docs search p50, full text', fts),
       latency('docs search p50, hybrid (embedding call included)', both),
