@@ -468,6 +468,8 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
       ['Agents', /#\/agents$/],
       ['Settings', /#\/settings$/],
       ['Workspaces', /#\/workspaces$/],
+      ['Docs', /#\/docs$/],
+      ['Memories', /#\/memories$/],
     ] as const
     assert.equal(await links.count(), pages.length)
     // The page itself does not scroll sideways.
