@@ -25,6 +25,7 @@ import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
+import { openVault } from './secrets/vault.ts'
 import { noopTracer } from './observability/tracer.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
@@ -88,6 +89,8 @@ export async function startComputeHost(
       ...observabilityMigration,
     })
 
+    // Every stored secret joins the redactor before anything runs or logs.
+    const vault = await openVault({ env, db: databases.application.db, redactor })
     const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
     const localModels = {
       queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
@@ -164,6 +167,7 @@ export async function startComputeHost(
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
       tracer,
       observers,
+      vault,
     }
     const server = await listenHost(
       createHostApp(resources, token),

@@ -13,6 +13,7 @@ import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
+import type { Vault } from './secrets/vault.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -51,6 +52,8 @@ export type HostResources = {
   scheduler: Scheduler
   /** Spans for turns, task attempts and their tool calls; records nothing yet. */
   tracer: Tracer
+  /** The secrets vault: encrypts with POPAGENT_SECRET_KEY and keeps `redactor` in step. */
+  vault: Vault
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
 }

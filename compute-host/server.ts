@@ -66,6 +66,12 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    secretCreate: (input) => $.vault.create(input),
+    secretRotate: ({ id, value }) => $.vault.rotate(id, value),
+    secretDelete: async ({ id }) => {
+      await $.vault.remove(id)
+      return { deleted: id }
+    },
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

@@ -17,6 +17,7 @@ import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
+import { secrets } from './routes/secrets.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { tasks } from './routes/tasks.ts'
@@ -52,6 +53,7 @@ export const api = new Hono<AppEnv>()
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)
+  .route('/secrets', secrets)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

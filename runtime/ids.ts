@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   message: 'msg',
   task: 'tsk',
   schedule: 'sch',
+  secret: 'sec',
+  secretBinding: 'sbd',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -53,3 +55,4 @@ export const WorkspaceId = idSchema('workspace')
 export const SkillId = idSchema('skill')
 export const TaskId = idSchema('task')
 export const ScheduleId = idSchema('schedule')
+export const SecretId = idSchema('secret')

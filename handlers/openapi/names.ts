@@ -7,6 +7,7 @@ import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
+import * as secrets from '../../runtime/contracts/secrets.ts'
 import * as sessions from '../../runtime/contracts/sessions.ts'
 import * as settings from '../../runtime/contracts/settings.ts'
 import * as tasks from '../../runtime/contracts/tasks.ts'
@@ -28,6 +29,7 @@ const MODULES = [
   health,
   models,
   schedules,
+  secrets,
   sessions,
   settings,
   tasks,

@@ -8,7 +8,9 @@ import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
+import { CreateSecretInput, SecretValue, SecretView } from './secrets.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
+import { SecretId } from '../ids.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -39,6 +41,10 @@ export const RepoBriefBody = z.strictObject({
 })
 export const RepoBriefAnswer = z.object({ brief: z.unknown(), text: z.string() })
 export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
+
+export const RotateSecretBody = z.strictObject({ id: SecretId, value: SecretValue })
+export const SecretRef = z.strictObject({ id: SecretId })
+export const DeletedSecret = z.object({ deleted: z.string() })
 
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
@@ -156,6 +162,32 @@ export const hostRoutes = {
     output: UndoResult,
     timeoutMs: 120_000,
     does: 'undo the turn',
+  },
+  /** Stores a value in the vault (the host holds the key); the answer never carries it. */
+  secretCreate: {
+    method: 'POST',
+    path: '/internal/secrets/create',
+    input: CreateSecretInput,
+    output: SecretView,
+    timeoutMs: 10_000,
+    does: 'store the secret',
+  },
+  secretRotate: {
+    method: 'POST',
+    path: '/internal/secrets/rotate',
+    input: RotateSecretBody,
+    output: SecretView,
+    timeoutMs: 10_000,
+    does: 'rotate the secret',
+  },
+  /** Deletes a secret, and its value from the host's redactor. */
+  secretDelete: {
+    method: 'POST',
+    path: '/internal/secrets/delete',
+    input: SecretRef,
+    output: DeletedSecret,
+    timeoutMs: 10_000,
+    does: 'delete the secret',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes

@@ -1,0 +1,99 @@
+import type { Db } from '../../db/index.ts'
+import type { CreateSecretInput, SecretView } from '../../runtime/contracts/secrets.ts'
+import type { Redactor } from '../../runtime/redaction.ts'
+import { VaultUnavailable } from '../../runtime/secrets/errors.ts'
+import * as Secrets from '../../runtime/secrets/index.ts'
+import { openKeyring, type Keyring } from '../../runtime/secrets/keyring.ts'
+import { ConfigError, type HostEnv } from '../env.ts'
+
+/**
+ * The host's vault: the keyring and the writes that need it, each keeping the host's one
+ * redactor in step before it answers. A value is redacted from the moment it is stored (and a
+ * rotated secret's old value stays redacted for the life of the process, as text written before
+ * the rotation may still quote it); a deleted one is forgotten. Without POPAGENT_SECRET_KEY the
+ * vault is off and every write is a 503 that says so.
+ *
+ * Other hosts on the same database learn of a write only when they start (see docs/secrets.md).
+ */
+export type Vault = {
+  readonly available: boolean
+  create(input: CreateSecretInput): Promise<SecretView>
+  rotate(id: string, value: string): Promise<SecretView>
+  remove(id: string): Promise<void>
+  /** A value for a place its binding allows; never for an answer or a log line. */
+  reveal(id: string): Promise<string>
+}
+
+export async function openVault(options: {
+  env: Pick<HostEnv, 'POPAGENT_SECRET_KEY' | 'POPAGENT_SECRET_KEYS_PREVIOUS'>
+  db: Db
+  redactor: Redactor
+}): Promise<Vault> {
+  const { db, redactor } = options
+  const keyring = options.env.POPAGENT_SECRET_KEY
+    ? await openKeyring(
+        options.env.POPAGENT_SECRET_KEY,
+        options.env.POPAGENT_SECRET_KEYS_PREVIOUS,
+      ).catch((error: unknown) => {
+        throw new ConfigError((error as Error).message)
+      })
+    : undefined
+  await loadIntoRedactor(db, keyring, redactor)
+  const need = (): Keyring => {
+    if (!keyring) throw new VaultUnavailable()
+    return keyring
+  }
+  const previous = new Map<string, string[]>()
+  return {
+    available: keyring !== undefined,
+    async create(input) {
+      const view = await Secrets.create(db, need(), input)
+      redactor.set(view.id, [input.value])
+      return view
+    },
+    async rotate(id, value) {
+      const ring = need()
+      const old = await Secrets.reveal(ring, await Secrets.rowOf(db, id)).catch(() => undefined)
+      const kept = [...(previous.get(id) ?? []), ...(old === undefined ? [] : [old])]
+      previous.set(id, kept)
+      // Redacted before it is stored: nothing can log the new value unredacted meanwhile.
+      redactor.set(id, [value, ...kept])
+      return Secrets.rotate(db, ring, id, value)
+    },
+    async remove(id) {
+      await Secrets.remove(db, id)
+      previous.delete(id)
+      redactor.remove(id)
+    },
+    async reveal(id) {
+      return Secrets.reveal(need(), await Secrets.rowOf(db, id))
+    },
+  }
+}
+
+/**
+ * Every stored value into the redactor, before the host serves anything. A row this key cannot
+ * open stops the start: running on would leave that value unredacted everywhere.
+ */
+async function loadIntoRedactor(db: Db, keyring: Keyring | undefined, redactor: Redactor) {
+  const rows = await Secrets.allRows(db)
+  if (rows.length === 0) return
+  if (!keyring) {
+    throw new ConfigError(
+      `POPAGENT_SECRET_KEY is not set but the database holds ${rows.length} vault secret(s): start with the key that encrypted them`,
+    )
+  }
+  const failed: string[] = []
+  for (const row of rows) {
+    try {
+      redactor.set(row.id, [await Secrets.reveal(keyring, row)])
+    } catch {
+      failed.push(row.name)
+    }
+  }
+  if (failed.length > 0) {
+    throw new ConfigError(
+      `POPAGENT_SECRET_KEY (with POPAGENT_SECRET_KEYS_PREVIOUS) does not open ${failed.length} of ${rows.length} vault secret(s) (${failed.slice(0, 5).join(', ')}): set the key that encrypted them, or the earlier key in POPAGENT_SECRET_KEYS_PREVIOUS`,
+    )
+  }
+}
