@@ -20,6 +20,7 @@ import { runDeps } from './runs/run-deps.ts'
 import { describeTurn, undoTurn } from './undo/turn-undo.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import { VaultUnavailable } from '../runtime/secrets/errors.ts'
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
@@ -93,6 +94,8 @@ export function createHostApp($: HostResources, token: string) {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
     if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
+    // Off by configuration, not failed: the caller hears why (no POPAGENT_SECRET_KEY).
+    if (error instanceof VaultUnavailable) return c.json(error.toBody(), 503)
     // Hono's own refusals (a malformed JSON body) keep their 4xx, in the one error shape.
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(errorBody('BAD_REQUEST', error.message), error.status as ContentfulStatusCode)

@@ -64,6 +64,7 @@ export async function startCanaryHost(): Promise<CanaryHost> {
         NINEROUTER_URL: gateway.url,
         NINEROUTER_API_KEY: key,
         POPAGENT_HOST_TOKEN: token,
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
         POPAGENT_HOST_PORT: '0',
         POPAGENT_WORKSPACE_ROOT: root,
       },
