@@ -26,6 +26,8 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
 import { openVault } from './secrets/vault.ts'
+import { createHookDispatcher } from './hooks/dispatcher.ts'
+import { taskStopHooks } from './hooks/task-stop.ts'
 import { noopTracer } from './observability/tracer.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
@@ -137,7 +139,14 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
-    const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers }
+    const hooks = createHookDispatcher({
+      db,
+      redactor,
+      sandbox,
+      log: log.child({ component: 'hooks' }),
+    })
+    observers.addTaskObserver(taskStopHooks(hooks))
+    const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers, hooks }
     const resources: HostResources = {
       env,
       log,
@@ -168,6 +177,7 @@ export async function startComputeHost(
       tracer,
       observers,
       vault,
+      hooks,
     }
     const server = await listenHost(
       createHostApp(resources, token),

@@ -14,6 +14,7 @@ import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Vault } from './secrets/vault.ts'
+import type { HookDispatcher } from './hooks/dispatcher.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -54,6 +55,8 @@ export type HostResources = {
   tracer: Tracer
   /** The secrets vault: encrypts with POPAGENT_SECRET_KEY and keeps `redactor` in step. */
   vault: Vault
+  /** Runs the stored hooks of an event (X3), audited, fail-closed on blocking events. */
+  hooks: HookDispatcher
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
 }

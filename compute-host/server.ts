@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
+import * as Hooks from '../runtime/hooks/index.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
@@ -67,6 +68,11 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    hookTest: async ({ id, toolName, ...data }) => {
+      const verdict = await $.hooks.testRun(id, data, toolName)
+      const runs = await Hooks.runsByIds($.databases.application.db, verdict.runIds)
+      return { decision: verdict.decision, reason: verdict.reason, context: verdict.context, runs }
+    },
     secretCreate: (input) => $.vault.create(input),
     secretRotate: ({ id, value }) => $.vault.rotate(id, value),
     secretDelete: async ({ id }) => {

@@ -18,6 +18,7 @@ import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { secrets } from './routes/secrets.ts'
+import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { tasks } from './routes/tasks.ts'
@@ -54,6 +55,9 @@ export const api = new Hono<AppEnv>()
   .route('/tasks', tasks)
   .route('/settings', settings)
   .route('/secrets', secrets)
+  .route('/hooks', hooks)
+  .route('/sessions', sessionHooks)
+  .route('/tasks', taskHooks)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   schedule: 'sch',
   secret: 'sec',
   secretBinding: 'sbd',
+  hook: 'hok',
+  hookRun: 'hkr',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -56,3 +58,4 @@ export const SkillId = idSchema('skill')
 export const TaskId = idSchema('task')
 export const ScheduleId = idSchema('schedule')
 export const SecretId = idSchema('secret')
+export const HookId = idSchema('hook')

@@ -7,7 +7,8 @@ export function runDeps(
   $: Pick<
     HostResources,
     'databases' | 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
-  >,
+  > &
+    Partial<Pick<HostResources, 'hooks'>>,
   log: Logger,
 ): RunDeps {
   return {
@@ -19,5 +20,6 @@ export function runDeps(
     redact: $.redact,
     redactor: $.redactor,
     observers: $.observers.run,
+    ...($.hooks && { hooks: $.hooks }),
   }
 }

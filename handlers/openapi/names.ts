@@ -5,6 +5,7 @@ import * as chat from '../../runtime/contracts/chat.ts'
 import * as errors from '../../runtime/contracts/errors.ts'
 import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
+import * as hooks from '../../runtime/contracts/hooks.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
 import * as secrets from '../../runtime/contracts/secrets.ts'
@@ -27,6 +28,7 @@ const MODULES = [
   agents,
   chat,
   health,
+  hooks,
   models,
   schedules,
   secrets,

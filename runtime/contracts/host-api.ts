@@ -9,8 +9,9 @@ import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
 import { CreateSecretInput, SecretValue, SecretView } from './secrets.ts'
+import { HookVerdict, TestHookInput } from './hooks.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
-import { SecretId } from '../ids.ts'
+import { HookId, SecretId } from '../ids.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -45,6 +46,8 @@ export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
 export const RotateSecretBody = z.strictObject({ id: SecretId, value: SecretValue })
 export const SecretRef = z.strictObject({ id: SecretId })
 export const DeletedSecret = z.object({ deleted: z.string() })
+
+export const TestHookBody = TestHookInput.extend({ id: HookId })
 
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
@@ -188,6 +191,16 @@ export const hostRoutes = {
     output: DeletedSecret,
     timeoutMs: 10_000,
     does: 'delete the secret',
+  },
+  /** Runs one hook now on a sample event (audited like any run) and reports its verdict. */
+  hookTest: {
+    method: 'POST',
+    path: '/internal/hooks/test',
+    input: TestHookBody,
+    output: HookVerdict,
+    // The longest hook timeout, plus the kill grace and the audit writes.
+    timeoutMs: 75_000,
+    does: 'test-run the hook',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
