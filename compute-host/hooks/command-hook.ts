@@ -116,6 +116,14 @@ export async function runCommandHook(options: {
               reason: stderr.trim() || 'the hook exited with status 2',
             }),
           })
+        // bubblewrap reports a child killed by signal N as exit status 128 + N.
+        if (code !== null && code > 128 && code <= 128 + 64)
+          return resolve({
+            kind: 'failed',
+            failure: 'signal',
+            reason: `the hook was killed by signal ${code - 128}`,
+            output: stdout,
+          })
         if (code !== 0)
           return resolve({
             kind: 'failed',
