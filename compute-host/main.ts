@@ -131,6 +131,7 @@ export async function startComputeHost(
       mastraLogger: new HostMastraLogger(log),
       sandbox,
       shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+      redact: (text) => redactor.redact(text),
     })
     const db = databases.application.db
     const tracer = noopTracer
