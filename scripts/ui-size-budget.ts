@@ -16,7 +16,8 @@ import type { Plugin } from 'vite'
 export type SizeFigures = { entryKb: number; appKb: number; onDemandKb: number }
 export type SizeLimits = SizeFigures
 
-export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 80, onDemandKb: 30 }
+// The app's limit went from 80 to 84 kB with the hooks and secrets pages (about 4.2 kB, lazy).
+export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 84, onDemandKb: 30 }
 
 /** Chunk names (vite names a dynamic import's chunk after its module) loaded on demand. */
 const ON_DEMAND_CHUNKS = new Set(['languages'])

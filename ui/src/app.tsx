@@ -12,6 +12,8 @@ const Schedules = lazy(() => import('./pages/schedules.tsx'))
 const Agents = lazy(() => import('./pages/agents.tsx'))
 const Settings = lazy(() => import('./pages/settings.tsx'))
 const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
+const Hooks = lazy(() => import('./pages/hooks.tsx'))
+const Secrets = lazy(() => import('./pages/secrets.tsx'))
 
 const NAV = [
   ['/', 'Chat'],
@@ -20,6 +22,8 @@ const NAV = [
   ['/agents', 'Agents'],
   ['/settings', 'Settings'],
   ['/workspaces', 'Workspaces'],
+  ['/hooks', 'Hooks'],
+  ['/secrets', 'Secrets'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -68,6 +72,8 @@ export function App() {
       <Route path="/settings" component={Settings} />
       <Route path="/workspaces" component={Workspaces} />
       <Route path="/workspaces/:id" component={Workspaces} />
+      <Route path="/hooks" component={Hooks} />
+      <Route path="/secrets" component={Secrets} />
     </HashRouter>
   )
 }
