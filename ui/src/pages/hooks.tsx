@@ -28,7 +28,7 @@ export default function Hooks() {
               <th>Name</th>
               <th>Event</th>
               <th>Tools</th>
-              <th class="hide-narrow">Runs</th>
+              <th class="hide-narrow">Target</th>
               <th>Priority</th>
               <th>Enabled</th>
               <th>Actions</th>
