@@ -145,6 +145,7 @@ export async function startComputeHost(
       redactor,
       sandbox,
       log: log.child({ component: 'hooks' }),
+      secretEnv: (hookId) => vault.hookEnv(hookId),
     })
     observers.addTaskObserver(taskStopHooks(hooks))
     const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers, hooks }

@@ -7,6 +7,7 @@
  * in bubblewrap: skipped, with the reason, where it cannot run.
  */
 import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,7 +51,10 @@ describe('hooks in real turns', { skip: SKIP }, () => {
     await writeFile(join(repo, 'src', 'a.ts'), ORIGINAL)
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: {
+        POPAGENT_WORKSPACE_ROOT: join(dir, 'root'),
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
     })
     url = await stack.listen()
     api = typedClient(stack.edge()).api
@@ -211,6 +215,51 @@ describe('hooks in real turns', { skip: SKIP }, () => {
     } finally {
       await removeHook(hook.id)
     }
+  })
+
+  test('a secret reaches only the environment of the hook it is bound to, and comes back redacted', async () => {
+    const value = `hook-env-${randomBytes(12).toString('hex')}`
+    const secret = await okJson(await api.secrets.$post({ json: { name: 'DEPLOY', value } }), 201)
+    const say = (text: string) => answering(`printf '{"decision":"deny","reason":"%s"}' "${text}"`)
+    const bound = await createHook({
+      name: 'bound',
+      event: 'PreToolUse',
+      kind: 'command',
+      command: say('sha:$(printf %s "$DEPLOY_TOKEN" | sha256sum | cut -c1-64) raw:$DEPLOY_TOKEN'),
+    })
+    const unbound = await createHook({
+      name: 'unbound',
+      event: 'TaskStart',
+      kind: 'command',
+      command: say('got:${DEPLOY_TOKEN:-nothing}'),
+    })
+    try {
+      const bind = (hookEnv: { hookId: string; envName: string }[]) =>
+        api.secrets[':id'].bindings.$put({
+          param: { id: secret.id },
+          json: { origins: [], hookEnv },
+        })
+      const view = await okJson(await bind([{ hookId: bound.id, envName: 'DEPLOY_TOKEN' }]), 200)
+      assert.deepEqual(view.hookEnv, [{ hookId: bound.id, envName: 'DEPLOY_TOKEN' }])
+      await errorJson(await bind([{ hookId: 'hok_00000000000000000000000000', envName: 'X' }]), 404)
+      await errorJson(await bind([{ hookId: bound.id, envName: 'PATH' }]), 400)
+
+      const test = async (id: string) =>
+        okJson(
+          await api.hooks[':id'].test.$post({ param: { id }, json: { toolName: 'shell' } }),
+          200,
+        )
+      const sha = createHash('sha256').update(value).digest('hex')
+      const seen = await test(bound.id)
+      assert.equal(seen.reason, `sha:${sha} raw:[REDACTED]`)
+      assert.ok(!JSON.stringify(seen).includes(value))
+      assert.equal((await test(unbound.id)).reason, 'got:nothing')
+    } finally {
+      await removeHook(bound.id)
+      await removeHook(unbound.id)
+    }
+    // The deleted hook's binding went with it.
+    assert.deepEqual((await okJson(await api.secrets.$get(), 200)).secrets[0]!.hookEnv, [])
   })
 
   test('UserPromptSubmit context reaches the model request; a deny stops the turn before any model call', async () => {

@@ -59,6 +59,8 @@ export function createHookDispatcher(deps: {
   redactor: Pick<Redactor, 'redact'>
   sandbox: SandboxStatus
   log: Logger
+  /** The vault values bound to a command hook's environment, by variable name. */
+  secretEnv?: (hookId: string) => Promise<Record<string, string>>
 }): HookDispatcher {
   const { db, redactor } = deps
 
@@ -151,7 +153,14 @@ export function createHookDispatcher(deps: {
         failure: 'sandbox_unavailable',
         reason: `the sandbox is unavailable: ${deps.sandbox.reason}`,
       }
-    return runCommandHook({ command: row.command!, stdin: body, timeoutMs: row.timeoutMs })
+    let env: Record<string, string>
+    try {
+      env = (await deps.secretEnv?.(row.id)) ?? {}
+    } catch (error) {
+      const reason = `its bound secrets could not be read: ${(error as Error).message}`
+      return { kind: 'failed', failure: 'spawn_error', reason }
+    }
+    return runCommandHook({ command: row.command!, stdin: body, timeoutMs: row.timeoutMs, env })
   }
 
   return {

@@ -22,6 +22,8 @@ export type Vault = {
   remove(id: string): Promise<void>
   /** A value for a place its binding allows; never for an answer or a log line. */
   reveal(id: string): Promise<string>
+  /** The environment a command hook's bindings give it (empty without bindings). */
+  hookEnv(hookId: string): Promise<Record<string, string>>
 }
 
 export async function openVault(options: {
@@ -67,6 +69,14 @@ export async function openVault(options: {
     },
     async reveal(id) {
       return Secrets.reveal(need(), await Secrets.rowOf(db, id))
+    },
+    async hookEnv(hookId) {
+      const bound = await Secrets.hookEnvRows(db, hookId)
+      if (bound.length === 0) return {}
+      const ring = need()
+      const env: Record<string, string> = {}
+      for (const { row, envName } of bound) env[envName] = await Secrets.reveal(ring, row)
+      return env
     },
   }
 }

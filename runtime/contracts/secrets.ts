@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SecretId } from '../ids.ts'
+import { HookId, SecretId } from '../ids.ts'
 import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
@@ -35,9 +35,25 @@ export type CreateSecretInput = z.infer<typeof CreateSecretInput>
 
 export const RotateSecretInput = z.strictObject({ value: SecretValue })
 
-/** The full set of places the value may go; it replaces the previous set. */
+// Names the sandbox sets itself, or that change how programs load, are never taken from the vault.
+const RESERVED_ENV = /^(PATH|HOME|LANG|PWD|SHELL|LD_.*|NODE_OPTIONS)$/
+
+/** A command hook's environment variable that gets the value. */
+export const HookEnvBinding = z.strictObject({
+  hookId: HookId,
+  envName: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'upper-case letters, digits and _, at most 64')
+    .refine((n) => !RESERVED_ENV.test(n), 'a name the sandbox sets itself'),
+})
+
+/**
+ * The places the value may go: HTTPS origins, and command hooks' environments. Each list given
+ * replaces the previous one; `hookEnv` left out keeps the hook bindings as they are.
+ */
 export const SecretBindingsInput = z.strictObject({
   origins: z.array(z.string().min(1).max(2_048)).max(MAX_ORIGINS),
+  hookEnv: z.array(HookEnvBinding).max(MAX_ORIGINS).optional(),
 })
 export type SecretBindingsInput = z.infer<typeof SecretBindingsInput>
 
@@ -53,6 +69,8 @@ export const SecretView = z.object({
   fingerprint: z.string(),
   /** HTTPS origins (scheme, host, port) the value may be sent to. */
   origins: z.array(z.string()),
+  /** Command hooks whose environment gets the value, and under which name. */
+  hookEnv: z.array(z.object({ hookId: z.string(), envName: z.string() })),
   createdAt: z.string(),
   updatedAt: z.string(),
 })

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray } from 'drizzle-orm'
 import type { HookEvent } from '../../db/hook-enums.ts'
 import type { Db } from '../../db/index.ts'
-import { hookRuns, hooks } from '../../db/schema/index.ts'
+import { hookRuns, hooks, secretBindings } from '../../db/schema/index.ts'
 import type { CreateHookInput, Hook, HookRun, PatchHookInput } from '../contracts/hooks.ts'
 import { createId } from '../ids.ts'
 import { HookInvalid, HookNotFound } from './errors.ts'
@@ -116,7 +116,13 @@ export async function patch(db: Db, id: string, changes: PatchHookInput): Promis
 }
 
 export async function remove(db: Db, id: string): Promise<void> {
-  const deleted = await db.delete(hooks).where(eq(hooks.id, id)).returning({ id: hooks.id })
+  const deleted = await db.transaction(async (tx) => {
+    // Its secret bindings go with it: a later hook can never inherit them.
+    await tx
+      .delete(secretBindings)
+      .where(and(eq(secretBindings.kind, 'hook_env'), eq(secretBindings.target, id)))
+    return tx.delete(hooks).where(eq(hooks.id, id)).returning({ id: hooks.id })
+  })
   if (deleted.length === 0) throw new HookNotFound({ id })
 }
 

@@ -1,10 +1,11 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import { secretBindings, secrets } from '../../db/schema/index.ts'
+import { hooks, secretBindings, secrets } from '../../db/schema/index.ts'
 import type { CreateSecretInput, SecretBindingsInput, SecretView } from '../contracts/secrets.ts'
 import { createId } from '../ids.ts'
 import { pgErrorCode, PG_UNIQUE_VIOLATION } from '../pg-errors.ts'
 import { fingerprint, open, seal } from './cipher.ts'
+import { HookNotFound } from '../hooks/errors.ts'
 import { SecretKeyUnknown, SecretNameTaken, SecretNotFound } from './errors.ts'
 import type { Keyring } from './keyring.ts'
 import { normaliseOrigin } from './origin.ts'
@@ -91,13 +92,42 @@ export async function bind(db: Db, id: string, input: SecretBindingsInput): Prom
     await tx
       .delete(secretBindings)
       .where(and(eq(secretBindings.secretId, id), eq(secretBindings.kind, 'origin')))
-    if (origins.length === 0) return
+    if (origins.length > 0) {
+      await tx.insert(secretBindings).values(
+        origins.map((target) => ({
+          id: createId('secretBinding'),
+          secretId: id,
+          kind: 'origin' as const,
+          target,
+        })),
+      )
+    }
+    if (!input.hookEnv) return
+    const hookIds = [...new Set(input.hookEnv.map((b) => b.hookId))]
+    const found = hookIds.length
+      ? await tx
+          .select({ id: hooks.id })
+          .from(hooks)
+          .where(and(inArray(hooks.id, hookIds), eq(hooks.kind, 'command')))
+      : []
+    const missing = hookIds.filter((h) => !found.some((f) => f.id === h))
+    if (missing.length > 0) {
+      throw new HookNotFound(
+        { ids: missing },
+        { message: 'only an existing command hook can get a secret in its environment' },
+      )
+    }
+    await tx
+      .delete(secretBindings)
+      .where(and(eq(secretBindings.secretId, id), eq(secretBindings.kind, 'hook_env')))
+    if (input.hookEnv.length === 0) return
     await tx.insert(secretBindings).values(
-      origins.map((target) => ({
+      input.hookEnv.map((b) => ({
         id: createId('secretBinding'),
         secretId: id,
-        kind: 'origin' as const,
-        target,
+        kind: 'hook_env' as const,
+        target: b.hookId,
+        envName: b.envName,
       })),
     )
   })
@@ -173,7 +203,23 @@ async function withBindings(db: Db, rows: SecretRow[]): Promise<SecretView[]> {
     origins: bindings
       .filter((b) => b.secretId === row.id && b.kind === 'origin')
       .map((b) => b.target),
+    hookEnv: bindings
+      .filter((b) => b.secretId === row.id && b.kind === 'hook_env')
+      .map((b) => ({ hookId: b.target, envName: b.envName! })),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }))
+}
+
+/** The secrets bound to a hook's environment: each row with the variable it goes into. */
+export async function hookEnvRows(
+  db: Db,
+  hookId: string,
+): Promise<Array<{ row: SecretRow; envName: string }>> {
+  const rows = await db
+    .select({ row: secrets, envName: secretBindings.envName })
+    .from(secretBindings)
+    .innerJoin(secrets, eq(secrets.id, secretBindings.secretId))
+    .where(and(eq(secretBindings.kind, 'hook_env'), eq(secretBindings.target, hookId)))
+  return rows.map((r) => ({ row: r.row, envName: r.envName! }))
 }
