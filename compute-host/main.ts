@@ -25,7 +25,7 @@ import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
-import { openVault } from './secrets/vault.ts'
+import { openVault, withVaultSync } from './secrets/vault.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
 import { noopTracer } from './observability/tracer.ts'
@@ -166,7 +166,7 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: createTaskAttempts(runDeps(partial, log)),
+        execute: withVaultSync(vault, createTaskAttempts(runDeps(partial, log))),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,

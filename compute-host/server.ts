@@ -40,6 +40,8 @@ export function createHostApp($: HostResources, token: string) {
     }),
     models: () => $.catalog.read(),
     chat: async (request, c) => {
+      // Another host may have stored a secret since: this turn must redact it too.
+      await $.vault.sync()
       return createUIMessageStreamResponse({
         stream: await startChatTurn(runDeps($, c.var.log), request, c.req.raw.signal),
       })
@@ -69,6 +71,7 @@ export function createHostApp($: HostResources, token: string) {
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
     hookTest: async ({ id, toolName, ...data }) => {
+      await $.vault.sync()
       const verdict = await $.hooks.testRun(id, data, toolName)
       const runs = await Hooks.runsByIds($.databases.application.db, verdict.runIds)
       return { decision: verdict.decision, reason: verdict.reason, context: verdict.context, runs }

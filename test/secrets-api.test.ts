@@ -7,7 +7,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
+import { createLogger } from '../compute-host/log.ts'
+import { startComputeHost } from '../compute-host/main.ts'
 import { openVault } from '../compute-host/secrets/vault.ts'
+import { createTestApp, json } from './support/app.ts'
+import { userMessage } from './support/chat.ts'
+import { readUiStream, streamedText } from './support/ui-stream.ts'
 import { createSecretRedactor } from '../runtime/redaction.ts'
 import { leakForms, leaksIn } from './support/secret-forms.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
@@ -195,5 +200,48 @@ test('without a key the vault is off: writes are a 503 that says why, and nothin
     assert.deepEqual((await okJson(await client.secrets.$get(), 200)).secrets, [])
   } finally {
     await keyless.stop()
+  }
+})
+
+test("a second host on the same database redacts another host's secrets from its next turn on, and forgets deleted ones", async () => {
+  const redactor = createSecretRedactor()
+  const other = await startComputeHost(stack.host.resources.env, {
+    port: 0,
+    log: createLogger({ redactor, write: () => {} }),
+    redactor,
+    token: 'second-host-token-0123456789',
+  })
+  try {
+    const value = canary()
+    const created = await okJson(await api.secrets.$post({ json: { name: 'SHARED', value } }), 201)
+    // Written through the first host: the second one does not know it yet.
+    assert.ok(redactor.redact(value).includes(value))
+    stack.gateway.respondWith(() => ({
+      text: ['the value is ', value.slice(0, 10), value.slice(10)],
+    }))
+    const edge = createTestApp({
+      db: stack.host.resources.databases.application.db,
+      hostUrl: other.url,
+      hostToken: other.token,
+    })
+    const client = typedClient(edge).api
+    const sessionId = (await okJson(await client.sessions.$post({ json: {} }), 201)).id
+    const res = await edge.request(
+      '/api/chat',
+      json(
+        { sessionId, workspaceId: 'wsp_default', model: 'test/model', message: userMessage('hi') },
+        { method: 'POST' },
+      ),
+    )
+    assert.equal(res.status, 200)
+    const chunks = await readUiStream(res)
+    assert.match(streamedText(chunks), /the value is \[REDACTED\]/)
+    assert.deepEqual(leaksIn(JSON.stringify(chunks), [value]), [])
+
+    await okJson(await api.secrets[':id'].$delete({ param: { id: created.id } }), 200)
+    await other.resources.vault.sync()
+    assert.equal(redactor.redact(value), value, 'a secret deleted elsewhere is still redacted')
+  } finally {
+    await other.stop()
   }
 })

@@ -223,3 +223,9 @@ export async function hookEnvRows(
     .where(and(eq(secretBindings.kind, 'hook_env'), eq(secretBindings.target, hookId)))
   return rows.map((r) => ({ row: r.row, envName: r.envName! }))
 }
+
+/** Every secret's id and version: how a host tells whether another host wrote to the vault. */
+export async function versions(db: Db): Promise<Map<string, number>> {
+  const rows = await db.select({ id: secrets.id, version: secrets.version }).from(secrets)
+  return new Map(rows.map((r) => [r.id, r.version]))
+}
