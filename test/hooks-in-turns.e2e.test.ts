@@ -393,6 +393,14 @@ describe('hook definitions', () => {
       /allowLoopback/,
     )
     await refused(
+      { name: 'x', event: 'PreToolUse', kind: 'command', command: ['true'], matcher: 'bsh' },
+      /no tool is named bsh/,
+    )
+    await refused(
+      { name: 'x', event: 'PreToolUse', kind: 'command', command: ['true'], matcher: 'fsx*' },
+      /no tool is named fsx…/,
+    )
+    await refused(
       { name: 'x', event: 'SessionEnd', kind: 'command', command: ['true'] },
       /not run yet/,
     )

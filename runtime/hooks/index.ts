@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import { hookRuns, hooks, secretBindings } from '../../db/schema/index.ts'
 import type { CreateHookInput, Hook, HookRun, PatchHookInput } from '../contracts/hooks.ts'
 import { createId } from '../ids.ts'
+import { TOOL_CATALOG } from '../agents/tool-catalog.ts'
 import { HookInvalid, HookNotFound } from './errors.ts'
 
 /**
@@ -27,6 +28,26 @@ export function checkHookUrl(url: string, allowLoopback: boolean): string {
   if (loopback && parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw refuse('an HTTP hook must use http or https')
   return parsed.toString()
+}
+
+/**
+ * A matcher must be able to match something: an exact name of the tool catalog or a delegation
+ * (`agent-…`), or a prefix of one. A misspelt matcher would otherwise guard nothing, silently.
+ */
+export function checkMatcher(matcher: string): string {
+  if (matcher === '*') return matcher
+  const names = [...Object.keys(TOOL_CATALOG), 'agent-']
+  const prefix = matcher.endsWith('*') ? matcher.slice(0, -1) : undefined
+  const known = prefix
+    ? names.some((n) => n.startsWith(prefix) || prefix.startsWith('agent-'))
+    : names.includes(matcher) || (matcher.startsWith('agent-') && matcher.length > 6)
+  if (!known) {
+    throw new HookInvalid(
+      { field: 'matcher', code: 'unknown_tool' },
+      { message: `no tool is named ${prefix ? `${prefix}…` : matcher}` },
+    )
+  }
+  return matcher
 }
 
 export function toHook(row: HookRow): Hook {
@@ -84,7 +105,7 @@ export async function create(db: Db, input: CreateHookInput): Promise<Hook> {
       id: createId('hook'),
       name: input.name,
       event: input.event,
-      matcher: input.matcher,
+      matcher: checkMatcher(input.matcher),
       kind: input.kind,
       ...target,
       timeoutMs: input.timeoutMs,
@@ -101,6 +122,7 @@ export async function patch(db: Db, id: string, changes: PatchHookInput): Promis
     throw new HookInvalid({ field: 'url' }, { message: 'a command hook has no URL' })
   if (row.kind === 'http' && changes.command !== undefined)
     throw new HookInvalid({ field: 'command' }, { message: 'an HTTP hook has no command' })
+  if (changes.matcher !== undefined) checkMatcher(changes.matcher)
   const allowLoopback = changes.allowLoopback ?? row.allowLoopback
   const url = row.kind === 'http' ? checkHookUrl(changes.url ?? row.url!, allowLoopback) : null
   const [updated] = await db
