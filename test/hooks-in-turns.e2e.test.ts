@@ -71,7 +71,9 @@ describe('hooks in real turns', { skip: SKIP }, () => {
       if (roleOf(r) === 'implementer') {
         if (done === 0)
           return { toolCalls: [{ name: 'workspace-read', arguments: { path: 'src/a.ts' } }] }
-        if (done === 1) return { toolCalls: [{ name: 'workspace-edit', arguments: edit }] }
+        // The edit, then the very same edit again (a model that did not take no for an answer).
+        if (done === 1 || done === 2)
+          return { toolCalls: [{ name: 'workspace-edit', arguments: edit }] }
         return { text: 'implemented' }
       }
       return { text: 'n/a' }
@@ -113,7 +115,9 @@ describe('hooks in real turns', { skip: SKIP }, () => {
       const runs = (
         await okJson(await api.sessions[':id'].hooks.$get({ param: { id: sessionId } }), 200)
       ).runs
-      assert.equal(runs.length, 1, 'only the matching tool call ran the hook')
+      // The repeated call was refused from the run's ledger: the hook ran once.
+      assert.equal((results.match(/edits are frozen today/g) ?? []).length, 2)
+      assert.equal(runs.length, 1, 'only the first matching call ran the hook')
       assert.equal(runs[0]!.outcome, 'deny')
       assert.equal(runs[0]!.toolName, 'workspace-edit')
       assert.equal(runs[0]!.reason, 'edits are frozen today')

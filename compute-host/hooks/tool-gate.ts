@@ -21,6 +21,9 @@ export function hookToolGate(
   run: RunRef,
 ): HookToolGate {
   let first: string | undefined
+  // Denial is final within the run: the same call (agent, tool, input) asked again is refused
+  // with the same reason without running the hooks again.
+  const denied = new Map<string, string>()
   const scope = {
     runId: run.runId,
     workspaceId: run.workspaceId,
@@ -33,14 +36,19 @@ export function hookToolGate(
       const refused = new WeakSet<object>()
       return {
         beforeToolCall: async ({ toolName, input, context }) => {
-          const verdict = await dispatcher.dispatch({
-            event: 'PreToolUse',
-            scope,
-            toolName,
-            data: { agent: agent.id, input },
-          })
-          if (verdict.decision === 'allow') return undefined
-          const reason = verdict.reason ?? 'a hook denied this call'
+          const call = `${agent.id}\u0000${toolName}\u0000${stableJson(input)}`
+          let reason = denied.get(call)
+          if (reason === undefined) {
+            const verdict = await dispatcher.dispatch({
+              event: 'PreToolUse',
+              scope,
+              toolName,
+              data: { agent: agent.id, input },
+            })
+            if (verdict.decision === 'allow') return undefined
+            reason = verdict.reason ?? 'a hook denied this call'
+            denied.set(call, reason)
+          }
           first ??= reason
           if (context && typeof context === 'object') refused.add(context)
           const message = `Denied by policy (a PreToolUse hook): ${reason}. This decision is final: do not retry this call; continue without it or explain why you cannot.`
@@ -70,4 +78,15 @@ export function hookToolGate(
       }
     },
   }
+}
+
+/** JSON with object keys sorted, so the same input asked twice is the same call. */
+function stableJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+        : v,
+    ) ?? 'undefined'
+  )
 }
