@@ -51,6 +51,12 @@ describe('hooks page', { skip }, () => {
     assert.equal(await page.getByLabel('Enable no prompts about prod').isChecked(), false)
     await page.getByLabel('Enable no prompts about prod').check()
 
+    // Edited in place: only the priority changes.
+    await page.getByRole('button', { name: 'Edit no prompts about prod' }).click()
+    await page.getByLabel('Hook priority').fill('7')
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.getByRole('cell', { name: '7', exact: true }).waitFor()
+
     await page.getByRole('button', { name: 'Test no prompts about prod' }).click()
     const result = page.getByRole('status', { name: 'Test run' })
     await result.waitFor()

@@ -1,9 +1,10 @@
-import { createSignal, For, Show } from 'solid-js'
+import { createSignal, For, Show, type Signal } from 'solid-js'
 import type { Hook, HookRun, HookVerdict } from '../../../runtime/contracts/hooks.ts'
 import { ConfirmAction } from '../components/confirm-action.tsx'
 import { Empty, ListTable } from '../components/list-table.tsx'
 import { ErrorNote } from '../components/status.tsx'
 import { createSubmission } from '../forms/submission.ts'
+import { EditHook } from '../hooks/hook-edit.tsx'
 import { CreateHook } from '../hooks/hook-form.tsx'
 import { createData } from '../queries/data.ts'
 import { deleteHook, getHooks, getSessionHookRuns, patchHook, testHook } from '../queries/hooks.ts'
@@ -16,6 +17,8 @@ import './admin.css'
 export default function Hooks() {
   const hooks = createData(() => getHooks())
   const [verdict, setVerdict] = createSignal<HookVerdict>()
+  // By id, at the page: a row rebuilt when the list reloads stays in the state it was in.
+  const editing = createSignal<string>()
   return (
     <section class="stack">
       <h1>Hooks</h1>
@@ -35,7 +38,9 @@ export default function Hooks() {
             </>
           }
         >
-          <For each={hooks.data()?.hooks}>{(h) => <HookRow hook={h} onVerdict={setVerdict} />}</For>
+          <For each={hooks.data()?.hooks}>
+            {(h) => <HookRow hook={h} onVerdict={setVerdict} editing={editing} />}
+          </For>
         </ListTable>
       </Show>
       <Show when={verdict()}>
@@ -53,12 +58,22 @@ export default function Hooks() {
   )
 }
 
-function HookRow(props: { hook: Hook; onVerdict: (v: HookVerdict) => void }) {
+function HookRow(props: {
+  hook: Hook
+  onVerdict: (v: HookVerdict) => void
+  editing: Signal<string | undefined>
+}) {
   const action = createSubmission()
   const h = () => props.hook
+  const editing = () => props.editing[0]() === h().id
+  const setEditing = (on: boolean) => props.editing[1](on ? h().id : undefined)
   return (
     <tr>
-      <td>{h().name}</td>
+      <td>
+        <Show when={editing()} fallback={h().name}>
+          <EditHook hook={h()} onDone={() => setEditing(false)} />
+        </Show>
+      </td>
       <td>{h().event}</td>
       <td class="mono">{h().matcher}</td>
       <td class="mono hide-narrow">{h().kind === 'command' ? h().command?.join(' ') : h().url}</td>
@@ -75,6 +90,13 @@ function HookRow(props: { hook: Hook; onVerdict: (v: HookVerdict) => void }) {
         />
       </td>
       <td>
+        <button
+          type="button"
+          aria-label={`Edit ${h().name}`}
+          onClick={() => setEditing(!editing())}
+        >
+          Edit
+        </button>
         <button
           type="button"
           aria-label={`Test ${h().name}`}
