@@ -11,6 +11,29 @@ import { ConfigError } from '../compute-host/env.ts'
  */
 export const API_KEY_FILE = 'api-key'
 
+/**
+ * One generated key kept in the data directory: its file, the variable that takes its place,
+ * what it is called in messages, how a new one is made and what a valid one looks like. The API
+ * key and the vault's key (secret-key-file.ts) are both kept this way.
+ */
+export type KeyFileSpec = {
+  file: string
+  variable: string
+  what: string
+  generate: () => string
+  /** Why a read key is unusable (finishes "it holds …"), or undefined when it is fine. */
+  problem: (key: string) => string | undefined
+}
+
+const API_KEY: KeyFileSpec = {
+  file: API_KEY_FILE,
+  variable: 'POPAGENT_API_KEY',
+  what: 'API key',
+  // 32 random bytes: 43 base64url characters, safe in a URL fragment and a header.
+  generate: () => randomBytes(32).toString('base64url'),
+  problem: (key) => (key.length < 16 ? 'no key of 16 or more characters' : undefined),
+}
+
 export type ApiKey = {
   key: string
   /** Where it came from: the environment, or the key file (absolute path). */
@@ -26,18 +49,20 @@ export async function resolveApiKey(
   return loadOrCreateApiKey(dataDir)
 }
 
-export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
+export const loadOrCreateApiKey = (dataDir: string): Promise<ApiKey> =>
+  loadOrCreateKeyFile(dataDir, API_KEY)
+
+export async function loadOrCreateKeyFile(dataDir: string, spec: KeyFileSpec): Promise<ApiKey> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
-  await checkDirectory(dataDir)
-  const path = resolve(dataDir, API_KEY_FILE)
+  await checkDirectory(dataDir, spec)
+  const path = resolve(dataDir, spec.file)
   for (let attempt = 1; ; attempt++) {
-    const existing = await readApiKeyFile(dataDir)
+    const existing = await readKeyFile(dataDir, spec)
     if (existing !== undefined) return { key: existing, source: { path, created: false } }
-    // 32 random bytes: 43 base64url characters, safe in a URL fragment and a header.
-    const key = randomBytes(32).toString('base64url')
+    const key = spec.generate()
     if (await publish(path, `${key}\n`)) return { key, source: { path, created: true } }
     // Another start published its key between our read and our link: use theirs.
-    if (attempt >= 3) throw new ConfigError(`could not create the API key file ${path}`)
+    if (attempt >= 3) throw new ConfigError(`could not create the ${spec.what} file ${path}`)
   }
 }
 
@@ -48,14 +73,14 @@ export async function loadOrCreateApiKey(dataDir: string): Promise<ApiKey> {
  * start and repairs loose modes inside; the key file is judged before that repair can hide a
  * key that others could read).
  */
-async function checkDirectory(dataDir: string): Promise<void> {
+async function checkDirectory(dataDir: string, spec: KeyFileSpec): Promise<void> {
   const directory = await open(dataDir, constants.O_RDONLY | constants.O_DIRECTORY)
   try {
     const stat = await directory.stat()
     const uid = process.getuid?.()
     const where = resolve(dataDir)
     const refuse = (why: string) =>
-      new ConfigError(`refusing to keep the API key in ${where}: ${why}`)
+      new ConfigError(`refusing to keep the ${spec.what} in ${where}: ${why}`)
     if (uid !== undefined && stat.uid !== uid) {
       throw refuse(
         `it belongs to uid ${stat.uid}, not to you (uid ${uid}); set POPAGENT_DATA_DIR to a directory you own`,
@@ -104,10 +129,15 @@ async function publish(path: string, text: string): Promise<boolean> {
  * following links and without blocking (a planted FIFO would otherwise hang the start), then
  * checked on the open descriptor: a regular file, owned by this user, private to them.
  */
-export async function readApiKeyFile(dataDir: string): Promise<string | undefined> {
-  const path = resolve(dataDir, API_KEY_FILE)
+export const readApiKeyFile = (dataDir: string): Promise<string | undefined> =>
+  readKeyFile(dataDir, API_KEY)
+
+export async function readKeyFile(dataDir: string, spec: KeyFileSpec): Promise<string | undefined> {
+  const path = resolve(dataDir, spec.file)
   const refuse = (why: string) =>
-    new ConfigError(`refusing the API key file ${path}: ${why}. Or set POPAGENT_API_KEY instead.`)
+    new ConfigError(
+      `refusing the ${spec.what} file ${path}: ${why}. Or set ${spec.variable} instead.`,
+    )
   let file
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -137,11 +167,8 @@ export async function readApiKeyFile(dataDir: string): Promise<string | undefine
       )
     }
     const key = (await file.readFile('utf8')).trim()
-    if (key.length < 16) {
-      throw refuse(
-        `it holds no key of 16 or more characters; remove it (rm ${path}) to generate one`,
-      )
-    }
+    const problem = spec.problem(key)
+    if (problem) throw refuse(`it holds ${problem}; remove it (rm ${path}) to generate one`)
     return key
   } finally {
     await file.close()

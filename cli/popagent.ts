@@ -26,6 +26,9 @@ const USAGE = `usage: popagent <command>
             show one task with its activity transcript
   task-resolve <id> --evidence <text>
             resolve failed, cancelled or dead-lettered work with the evidence that it is done
+  secrets-rekey
+            re-encrypt every vault secret under POPAGENT_SECRET_KEY, reading the old rows with
+            the keys in POPAGENT_SECRET_KEYS_PREVIOUS (comma-separated)
   help      show this text`
 
 const commands: Record<
@@ -41,6 +44,7 @@ const commands: Record<
   tasks: async () => (await import('./commands/tasks.ts')).tasks,
   task: async () => (await import('./commands/tasks.ts')).task,
   'task-resolve': async () => (await import('./commands/tasks.ts')).taskResolve,
+  'secrets-rekey': async () => (await import('./commands/secrets-rekey.ts')).secretsRekey,
 }
 
 async function main(argv: string[]) {

@@ -22,6 +22,21 @@ export const HostEnv = z
       .string()
       .min(16, 'POPAGENT_API_KEY must be at least 16 characters')
       .optional(),
+    // The secrets vault's key: the base64 of 32 random bytes. `popagent start` generates one into
+    // POPAGENT_DATA_DIR/secret-key on the embedded database and refuses to start without it on a
+    // real PostgreSQL; unset on a host started otherwise, the vault is off (503).
+    POPAGENT_SECRET_KEY: z.string().min(1).optional(),
+    // Earlier vault keys, comma-separated: they only decrypt, until `popagent secrets-rekey` has
+    // re-encrypted every row under POPAGENT_SECRET_KEY.
+    POPAGENT_SECRET_KEYS_PREVIOUS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      ),
     // Shared secret of the internal host API; generated per start when unset (single process).
     POPAGENT_HOST_TOKEN: z
       .string()
@@ -78,7 +93,7 @@ export function parseHostEnv(source: Record<string, string | undefined>): HostEn
 
 /**
  * Every secret value the host holds, for its log and output redactor: the host token, the
- * gateway key, the database URLs (they carry passwords) and the edge's API key.
+ * gateway key, the database URLs (they carry passwords), the edge's API key and the vault keys.
  */
 export function hostSecrets(env: HostEnv, hostToken: string): string[] {
   return [
@@ -87,5 +102,7 @@ export function hostSecrets(env: HostEnv, hostToken: string): string[] {
     env.DATABASE_URL,
     env.OBSERVABILITY_DATABASE_URL,
     env.POPAGENT_API_KEY,
+    env.POPAGENT_SECRET_KEY,
+    ...env.POPAGENT_SECRET_KEYS_PREVIOUS,
   ].filter((s): s is string => s !== undefined)
 }

@@ -31,6 +31,9 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
 import { startDocIndexer } from './docs/indexer.ts'
+import { openVault, withVaultSync } from './secrets/vault.ts'
+import { createHookDispatcher } from './hooks/dispatcher.ts'
+import { taskStopHooks } from './hooks/task-stop.ts'
 import { noopTracer } from './observability/tracer.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
@@ -94,6 +97,8 @@ export async function startComputeHost(
       ...observabilityMigration,
     })
 
+    // Every stored secret joins the redactor before anything runs or logs.
+    const vault = await openVault({ env, db: databases.application.db, redactor })
     const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
     const localModels = {
       queue: createAdmissionQueue(env.POPAGENT_LOCAL_MODEL_CONCURRENCY),
@@ -145,6 +150,7 @@ export async function startComputeHost(
       mastraLogger: new HostMastraLogger(log),
       sandbox,
       shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+      redact: (text) => redactor.redact(text),
     })
     const db = databases.application.db
     const tracer = noopTracer
@@ -153,6 +159,14 @@ export async function startComputeHost(
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
     observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
+    const hooks = createHookDispatcher({
+      db,
+      redactor,
+      sandbox,
+      log: log.child({ component: 'hooks' }),
+      secretEnv: (hookId) => vault.hookEnv(hookId),
+    })
+    observers.addTaskObserver(taskStopHooks(hooks))
     const partial = {
       databases,
       workspaceRoot,
@@ -162,6 +176,7 @@ export async function startComputeHost(
       redactor,
       observers,
       recall,
+      hooks,
     }
     const resources: HostResources = {
       env,
@@ -180,7 +195,7 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: createTaskAttempts(runDeps(partial, log)),
+        execute: withVaultSync(vault, createTaskAttempts(runDeps(partial, log))),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,
@@ -193,6 +208,8 @@ export async function startComputeHost(
       tracer,
       observers,
       recall,
+      vault,
+      hooks,
     }
     const server = await listenHost(
       createHostApp(resources, token),

@@ -14,6 +14,8 @@ import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Recall } from './recall/recall.ts'
+import type { Vault } from './secrets/vault.ts'
+import type { HookDispatcher } from './hooks/dispatcher.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -52,6 +54,10 @@ export type HostResources = {
   scheduler: Scheduler
   /** Spans for turns, task attempts and their tool calls; records nothing yet. */
   tracer: Tracer
+  /** The secrets vault: encrypts with POPAGENT_SECRET_KEY and keeps `redactor` in step. */
+  vault: Vault
+  /** Runs the stored hooks of an event (X3), audited, fail-closed on blocking events. */
+  hooks: HookDispatcher
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
   /** Cross-session recall before each run, and the indexing of finished turns (X2). */

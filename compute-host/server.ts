@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
+import * as Hooks from '../runtime/hooks/index.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
@@ -24,6 +25,7 @@ import { describeTurn, undoTurn } from './undo/turn-undo.ts'
 import { exportSession } from './export/session-export.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import { VaultUnavailable } from '../runtime/secrets/errors.ts'
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
@@ -42,6 +44,8 @@ export function createHostApp($: HostResources, token: string) {
     }),
     models: () => $.catalog.read(),
     chat: async (request, c) => {
+      // Another host may have stored a secret since: this turn must redact it too.
+      await $.vault.sync()
       return createUIMessageStreamResponse({
         stream: await startChatTurn(runDeps($, c.var.log), request, c.req.raw.signal),
       })
@@ -79,6 +83,18 @@ export function createHostApp($: HostResources, token: string) {
     agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
     exportSession: (body) =>
       exportSession({ db: $.databases.application.db, redact: $.redact }, body),
+    hookTest: async ({ id, toolName, ...data }) => {
+      await $.vault.sync()
+      const verdict = await $.hooks.testRun(id, data, toolName)
+      const runs = await Hooks.runsByIds($.databases.application.db, verdict.runIds)
+      return { decision: verdict.decision, reason: verdict.reason, context: verdict.context, runs }
+    },
+    secretCreate: (input) => $.vault.create(input),
+    secretRotate: ({ id, value }) => $.vault.rotate(id, value),
+    secretDelete: async ({ id }) => {
+      await $.vault.remove(id)
+      return { deleted: id }
+    },
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {
@@ -100,6 +116,8 @@ export function createHostApp($: HostResources, token: string) {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
     if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
+    // Off by configuration, not failed: the caller hears why (no POPAGENT_SECRET_KEY).
+    if (error instanceof VaultUnavailable) return c.json(error.toBody(), 503)
     // Hono's own refusals (a malformed JSON body) keep their 4xx, in the one error shape.
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(errorBody('BAD_REQUEST', error.message), error.status as ContentfulStatusCode)

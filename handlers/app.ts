@@ -20,6 +20,8 @@ import { sessionExport } from './routes/session-export.ts'
 import { models } from './routes/models.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
+import { secrets } from './routes/secrets.ts'
+import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { tasks } from './routes/tasks.ts'
@@ -58,6 +60,10 @@ export const api = new Hono<AppEnv>()
   .route('/tasks', tasks)
   .route('/settings', settings)
   .route('/memories', memories)
+  .route('/secrets', secrets)
+  .route('/hooks', hooks)
+  .route('/sessions', sessionHooks)
+  .route('/tasks', taskHooks)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

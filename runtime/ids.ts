@@ -18,6 +18,10 @@ export const ID_PREFIXES = {
   document: 'doc',
   memory: 'mem',
   recall: 'rci',
+  secret: 'sec',
+  secretBinding: 'sbd',
+  hook: 'hok',
+  hookRun: 'hkr',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -58,3 +62,5 @@ export const TaskId = idSchema('task')
 export const ScheduleId = idSchema('schedule')
 export const DocId = idSchema('document')
 export const MemoryId = idSchema('memory')
+export const SecretId = idSchema('secret')
+export const HookId = idSchema('hook')

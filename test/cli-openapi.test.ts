@@ -14,7 +14,7 @@ import { app } from '../handlers/app.ts'
 import { buildOpenApi } from '../handlers/openapi/document.ts'
 
 // Verbs that run popagent itself rather than call a running one.
-const PROCESS_VERBS = ['start', 'migrate', 'host', 'edge', 'help']
+const PROCESS_VERBS = ['start', 'migrate', 'host', 'edge', 'secrets-rekey', 'help']
 
 type Verb = (env: Record<string, string | undefined>, args: string[]) => Promise<void>
 const API_VERBS: Record<string, [Verb, string[]]> = {

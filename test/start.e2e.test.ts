@@ -93,6 +93,7 @@ test('host and edge run as separate processes on a real PostgreSQL', async () =>
     DATABASE_URL: app.url,
     OBSERVABILITY_DATABASE_URL: observability.url,
     POPAGENT_HOST_TOKEN: token,
+    POPAGENT_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'),
   }
   try {
     const migrate = runCli(['migrate'], base)

@@ -470,6 +470,8 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
       ['Workspaces', /#\/workspaces$/],
       ['Docs', /#\/docs$/],
       ['Memories', /#\/memories$/],
+      ['Hooks', /#\/hooks$/],
+      ['Secrets', /#\/secrets$/],
     ] as const
     assert.equal(await links.count(), pages.length)
     // The page itself does not scroll sideways.

@@ -1,5 +1,6 @@
 import { startComputeHost } from '../../compute-host/main.ts'
 import { ConfigError, parseHostEnv } from '../../compute-host/env.ts'
+import { MISSING_SECRET_KEY } from '../secret-key-file.ts'
 import { onShutdown } from '../shutdown.ts'
 
 /** `popagent host`: the compute host alone, for a split deployment on a real PostgreSQL. */
@@ -15,6 +16,7 @@ export async function host(source: Record<string, string | undefined>) {
       'popagent host needs POPAGENT_HOST_TOKEN: the edge must be given the same token',
     )
   }
+  if (!env.POPAGENT_SECRET_KEY) throw new ConfigError(MISSING_SECRET_KEY)
   const computeHost = await startComputeHost(env, { provisionDefaultWorkspace: true })
   onShutdown(() => computeHost.stop())
   console.log(`popagent compute host is listening at ${computeHost.url}`)

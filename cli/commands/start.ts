@@ -3,6 +3,7 @@ import { parseHostEnv } from '../../compute-host/env.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
 import { resolveApiKey } from '../api-key-file.ts'
+import { resolveSecretKey } from '../secret-key-file.ts'
 import { browserUrl, loginLines } from '../login.ts'
 import { onShutdown } from '../shutdown.ts'
 
@@ -19,7 +20,9 @@ export async function start(source: Record<string, string | undefined>) {
   const started = performance.now()
   const parsed = parseHostEnv(source)
   const apiKey = await resolveApiKey(parsed.POPAGENT_API_KEY, parsed.POPAGENT_DATA_DIR)
-  const env = { ...parsed, POPAGENT_API_KEY: apiKey.key }
+  // Generated into the data directory on the embedded database; required on a real PostgreSQL.
+  const secretKey = await resolveSecretKey(parsed)
+  const env = { ...parsed, POPAGENT_API_KEY: apiKey.key, POPAGENT_SECRET_KEY: secretKey }
   const host = await startComputeHost(env, {
     // The host port is private to this process unless the operator pins it.
     port: source.POPAGENT_HOST_PORT ? env.POPAGENT_HOST_PORT : 0,

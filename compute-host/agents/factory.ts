@@ -1,4 +1,5 @@
 import { Agent, type AgentExecutionOptions } from '@mastra/core/agent'
+import { redactingProcessor } from './redacting-processor.ts'
 import type { MastraMemory } from '@mastra/core/memory'
 import type { MastraLogger } from '@mastra/core/logger'
 import type { ToolHooks } from '@mastra/core/tools'
@@ -89,6 +90,8 @@ export function createAgentFactory(factoryOptions: {
   sandbox?: SandboxStatus
   /** Upper bound of every shell command's run time (POPAGENT_SHELL_TIMEOUT_MS). */
   shellTimeoutMs?: number
+  /** The host's redactor: what agents leave in memory passes it (redacting-processor.ts). */
+  redact?: (text: string) => string
 }) {
   const { db, models, tools, mastraLogger } = factoryOptions
   const sandbox: SandboxStatus = factoryOptions.sandbox ?? {
@@ -166,6 +169,9 @@ export function createAgentFactory(factoryOptions: {
         models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
       tools: bound,
       ...(hooks && { hooks }),
+      ...(factoryOptions.redact && {
+        outputProcessors: [redactingProcessor(factoryOptions.redact)],
+      }),
       skills: skills.map((s) =>
         createSkill({
           name: s.name,

@@ -4,7 +4,12 @@ import type { RunEvent } from './run-events.ts'
 const SUMMARY_CHARS = 2_000
 const BRIEF_ITEM = 'act_repo_brief'
 const RECALL_ITEM = 'act_recall'
-const GUARD_NAMES = { budget: 'budget', loop: 'loop breaker', delegation: 'delegation limit' }
+const GUARD_NAMES = {
+  budget: 'budget',
+  loop: 'loop breaker',
+  delegation: 'delegation limit',
+  hook: 'hook',
+}
 
 export type ActivityPart = { type: typeof ACTIVITY_PART; id: string; data: AgentActivity }
 

@@ -12,6 +12,7 @@ import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
 import { createUsageMeter } from './usage.ts'
 import { turnUndoRecorder } from '../undo/turn-recorder.ts'
+import { promptHooks } from '../hooks/prompt-hooks.ts'
 
 const TITLE_CHARS = 60
 
@@ -27,10 +28,13 @@ const TITLE_CHARS = 60
  */
 export async function startChatTurn(
   deps: RunDeps,
-  request: ChatRequest,
+  given: ChatRequest,
   signal: AbortSignal,
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
+  // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
+  // read the message, and before it is saved.
+  const request = { ...given, message: redactChunk(given.message, deps.redactor) }
   const startedAt = Date.now()
   const session = await Sessions.get(db, request.sessionId)
   if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
@@ -40,6 +44,13 @@ export async function startChatTurn(
   }
   const turnId = createId('turn')
   const traceId = randomBytes(16).toString('hex')
+  const hookContext = deps.hooks
+    ? await promptHooks(deps.hooks, {
+        scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
+        prompt: textOf(request.message),
+        firstTurn: session.messages.length === 0,
+      })
+    : undefined
   const usage = createUsageMeter()
   // Activity parts wait here until the stream is open (the brief is reported while preparing).
   const early: ActivityPart[] = []
@@ -96,10 +107,11 @@ export async function startChatTurn(
       writeMetadata = () => writer.write({ type: 'message-metadata', messageMetadata: metadata() })
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })
       for (const part of early.splice(0)) writer.write({ ...part, transient: true } as never)
-      const output = await run.team.supervisor.stream(
-        [request.message as never],
-        run.options({ thread: session.id, signal }),
-      )
+      const output = await run.team.supervisor.stream([request.message as never], {
+        ...run.options({ thread: session.id, signal }),
+        // What the turn's hooks added, for this request only (not saved as a message).
+        ...(hookContext && { context: [{ role: 'system' as const, content: hookContext }] }),
+      })
       writer.merge(
         toAISdkStream(output, {
           from: 'agent',

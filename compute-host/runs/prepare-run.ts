@@ -14,6 +14,8 @@ import { guardHooks } from './guard-hooks.ts'
 import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
 import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
 import type { UsageMeter } from './usage.ts'
+import type { HookDispatcher } from '../hooks/dispatcher.ts'
+import { hookToolGate } from '../hooks/tool-gate.ts'
 import { phaseClock } from './phase-clock.ts'
 import { briefFor, repositoryOf, type Preflight } from './preflight.ts'
 import { supervisorOptions, type StepUsage } from './supervisor-options.ts'
@@ -33,6 +35,8 @@ export type RunDeps = {
   observers: readonly RunObserver[]
   /** Cross-session recall and the indexing of finished turns; without it, neither happens. */
   recall?: Recall
+  /** The host's hooks (X3): PreToolUse and PostToolUse run on every tool call of the run. */
+  hooks?: HookDispatcher
 }
 
 export type PreparedRun = {
@@ -44,6 +48,8 @@ export type PreparedRun = {
   budget: RunBudget
   /** The supervisor's execution options for this run. */
   options(run: { thread: string; signal: AbortSignal }): ReturnType<typeof supervisorOptions>
+  /** Why a PreToolUse hook denied a call in this run (the first), if one did. */
+  hookDenial(): string | undefined
   /** Reports the run's end to every observer and releases its agents; later calls do nothing. */
   end(status: 'completed' | 'failed' | 'aborted', error?: string): Promise<void>
 }
@@ -115,12 +121,19 @@ export async function prepareRun(
     used: input.budget?.used ?? null,
   })
   const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
+  // After the guards (a refused call is never shown to a hook), before everything that reports.
+  const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
   const team = await deps.agents.build({
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
     // A brief ready for implementation withholds the researcher for this run only.
     withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),
     memory: deps.memory.forSettings(memorySettings),
-    toolHooks: composeToolHooks([guards, ...(input.toolHooks ?? []), toolCallEvents(events, run)]),
+    toolHooks: composeToolHooks([
+      guards,
+      ...(gate ? [gate.hooks] : []),
+      ...(input.toolHooks ?? []),
+      toolCallEvents(events, run),
+    ]),
     specialistOptions: (agentId) => ({
       prepareStep: reserveFinalStep(
         (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
@@ -167,6 +180,7 @@ export async function prepareRun(
     settings,
     events,
     budget,
+    hookDenial: () => gate?.denial(),
     end: async (status, error) => {
       if (ended) return
       ended = true

@@ -9,6 +9,7 @@ export function runDeps(
     'databases' | 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
   > &
     Partial<Pick<HostResources, 'recall'>>,
+    Partial<Pick<HostResources, 'hooks'>>,
   log: Logger,
 ): RunDeps {
   return {
@@ -21,5 +22,6 @@ export function runDeps(
     redactor: $.redactor,
     observers: $.observers.run,
     ...($.recall && { recall: $.recall }),
+    ...($.hooks && { hooks: $.hooks }),
   }
 }

@@ -83,11 +83,11 @@ export type RunEvent =
       text: string
       toolCalls: Array<{ tool: string; arguments: unknown }>
     } & RunAgent)
-  /** A guard stopped a call: the budget ended, a loop was broken, or delegation is off. */
+  /** A guard stopped a call: the budget ended, a loop was broken, delegation is off, or a hook denied it. */
   | ({
       type: 'guard'
       run: RunRef
-      guard: 'budget' | 'loop' | 'delegation'
+      guard: 'budget' | 'loop' | 'delegation' | 'hook'
       tool: string
       message: string
     } & RunAgent)

@@ -26,6 +26,23 @@ const STEP_TEXT_CHARS = 4_000
 export function createTaskAttempts(deps: RunDeps): TaskExecutor {
   return async (task, context) => {
     const usage = createUsageMeter()
+    // TaskStart is a gate, not an observer: a deny (or a failing hook) ends the attempt before
+    // anything runs, as `hook-denied`, which is never retried.
+    if (deps.hooks) {
+      const verdict = await deps.hooks.dispatch({
+        event: 'TaskStart',
+        scope: {
+          taskId: task.id,
+          runId: context.turnId,
+          workspaceId: task.workspaceId,
+          ...(task.sessionId && { sessionId: task.sessionId }),
+        },
+        data: { prompt: task.prompt, attempt: context.attempt, kind: task.kind },
+      })
+      if (verdict.decision === 'deny') {
+        throw new TaskFailure('hook-denied', `a TaskStart hook denied the task: ${verdict.reason}`)
+      }
+    }
     // Steps are recorded with the budget used so far (the task page shows it as the run goes).
     let budgetNow = (): unknown => undefined
     const run = await prepareRun(deps, {
@@ -60,6 +77,10 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
       })
       const text = await output.text
       if (context.signal.aborted) throw context.signal.reason
+      // A denied tool call is final for the task too: the attempt fails once, never retried.
+      const denial = run.hookDenial()
+      if (denial)
+        throw new TaskFailure('hook-denied', `a PreToolUse hook denied a tool call: ${denial}`)
       if (output.error) throw output.error
       // A processor that failed (observational memory meeting a restarting database) or refused
       // the run ends the stream through a tripwire, with no text and no error: its reason is the

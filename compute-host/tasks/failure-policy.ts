@@ -41,6 +41,8 @@ export function decide(
   if (errorClass === 'cancelled') return { state: 'cancelled' }
   // The tree's budget is shared: a remediation out of budget ends too, never retried.
   if (errorClass === 'budget-exhausted') return { state: 'failed' }
+  // A hook's denial is final: retrying, even as a remediation, would ask the same policy again.
+  if (errorClass === 'hook-denied') return { state: 'failed' }
   if (task.kind !== 'remediation' && !isTransient(errorClass)) return { state: 'failed' }
   return {
     state: 'queued',

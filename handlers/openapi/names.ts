@@ -6,8 +6,10 @@ import * as errors from '../../runtime/contracts/errors.ts'
 import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
 import * as memories from '../../runtime/contracts/memories.ts'
+import * as hooks from '../../runtime/contracts/hooks.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
+import * as secrets from '../../runtime/contracts/secrets.ts'
 import * as sessions from '../../runtime/contracts/sessions.ts'
 import * as sessionExport from '../../runtime/contracts/session-export.ts'
 import * as settings from '../../runtime/contracts/settings.ts'
@@ -29,8 +31,10 @@ const MODULES = [
   chat,
   health,
   memories,
+  hooks,
   models,
   schedules,
+  secrets,
   sessions,
   sessionExport,
   settings,

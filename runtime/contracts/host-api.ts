@@ -10,8 +10,11 @@ import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
+import { CreateSecretInput, SecretValue, SecretView } from './secrets.ts'
+import { HookVerdict, TestHookInput } from './hooks.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
+import { HookId, SecretId } from '../ids.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -46,6 +49,11 @@ export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
 export const ImportDocsBody = z.strictObject({ path: z.string().min(1).max(1_000) })
 export const WorkspaceMarkdown = z.object({ files: z.array(ImportedFile) })
 export const DocsSearchBody = DocSearchInput.extend({ workspaceId: z.string().min(1).max(80) })
+export const RotateSecretBody = z.strictObject({ id: SecretId, value: SecretValue })
+export const SecretRef = z.strictObject({ id: SecretId })
+export const DeletedSecret = z.object({ deleted: z.string() })
+
+export const TestHookBody = TestHookInput.extend({ id: HookId })
 
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
@@ -198,6 +206,42 @@ export const hostRoutes = {
     output: SessionExport,
     timeoutMs: 60_000,
     does: 'export the session',
+  },
+  /** Stores a value in the vault (the host holds the key); the answer never carries it. */
+  secretCreate: {
+    method: 'POST',
+    path: '/internal/secrets/create',
+    input: CreateSecretInput,
+    output: SecretView,
+    timeoutMs: 10_000,
+    does: 'store the secret',
+  },
+  secretRotate: {
+    method: 'POST',
+    path: '/internal/secrets/rotate',
+    input: RotateSecretBody,
+    output: SecretView,
+    timeoutMs: 10_000,
+    does: 'rotate the secret',
+  },
+  /** Deletes a secret, and its value from the host's redactor. */
+  secretDelete: {
+    method: 'POST',
+    path: '/internal/secrets/delete',
+    input: SecretRef,
+    output: DeletedSecret,
+    timeoutMs: 10_000,
+    does: 'delete the secret',
+  },
+  /** Runs one hook now on a sample event (audited like any run) and reports its verdict. */
+  hookTest: {
+    method: 'POST',
+    path: '/internal/hooks/test',
+    input: TestHookBody,
+    output: HookVerdict,
+    // The longest hook timeout, plus the kill grace and the audit writes.
+    timeoutMs: 75_000,
+    does: 'test-run the hook',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes

@@ -25,6 +25,10 @@ export type CanaryHost = {
   token: string
   cli: RunningCli
   edge: ReturnType<typeof createTestApp>
+  /** The application database, for scans of every table. */
+  databaseUrl: string
+  /** Every request the model gateway received: what left popagent for the model. */
+  requests(): RecordedRequest[]
   /** Which gateway request this is: one of Observational Memory's observer, or the run's own. */
   respond(fn: (kind: 'observer' | 'run', request: RecordedRequest) => Reply): void
   /** One chat turn through the edge, read to its end. */
@@ -64,6 +68,7 @@ export async function startCanaryHost(): Promise<CanaryHost> {
         NINEROUTER_URL: gateway.url,
         NINEROUTER_API_KEY: key,
         POPAGENT_HOST_TOKEN: token,
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
         POPAGENT_HOST_PORT: '0',
         POPAGENT_WORKSPACE_ROOT: root,
       },
@@ -82,6 +87,8 @@ export async function startCanaryHost(): Promise<CanaryHost> {
       token,
       cli,
       edge,
+      databaseUrl: database.url,
+      requests: () => gateway.requests,
       respond(fn) {
         gateway.respondWith((request) => {
           const system = JSON.stringify(request.body?.messages?.[0] ?? '')

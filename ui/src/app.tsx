@@ -14,6 +14,8 @@ const Settings = lazy(() => import('./pages/settings.tsx'))
 const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
 const Docs = lazy(() => import('./pages/docs.tsx'))
 const Memories = lazy(() => import('./pages/memories.tsx'))
+const Hooks = lazy(() => import('./pages/hooks.tsx'))
+const Secrets = lazy(() => import('./pages/secrets.tsx'))
 
 const NAV = [
   ['/', 'Chat'],
@@ -24,6 +26,8 @@ const NAV = [
   ['/workspaces', 'Workspaces'],
   ['/docs', 'Docs'],
   ['/memories', 'Memories'],
+  ['/hooks', 'Hooks'],
+  ['/secrets', 'Secrets'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -74,6 +78,8 @@ export function App() {
       <Route path="/workspaces/:id" component={Workspaces} />
       <Route path={['/docs', '/docs/:workspaceId', '/docs/:workspaceId/:docId']} component={Docs} />
       <Route path={['/memories', '/memories/:id']} component={Memories} />
+      <Route path="/hooks" component={Hooks} />
+      <Route path="/secrets" component={Secrets} />
     </HashRouter>
   )
 }

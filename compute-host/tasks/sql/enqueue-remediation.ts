@@ -12,6 +12,8 @@ import { transcriptEvidence } from './transcript-evidence.ts'
  */
 export function isPermanentFailure(row: TaskRow): boolean {
   if (row.lastErrorClass === 'budget-exhausted') return false
+  // A hook denied the work: a remediation would only be denied again (a user retry is a new task).
+  if (row.lastErrorClass === 'hook-denied') return false
   return row.state === 'failed' || row.state === 'dead-letter'
 }
 

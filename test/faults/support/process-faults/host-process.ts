@@ -41,6 +41,8 @@ export async function startHostProcess(name: string, env: HostEnvironment): Prom
       OBSERVABILITY_DATABASE_URL: env.observabilityUrl,
       NINEROUTER_URL: env.gatewayUrl,
       POPAGENT_HOST_TOKEN: HOST_TOKEN,
+      // One vault key for every host on the database, as a real deployment has.
+      POPAGENT_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
       POPAGENT_HOST_PORT: '0',
       POPAGENT_WORKSPACE_ROOT: env.workspaceRoot,
       POPAGENT_TASK_LEASE_MS: String(env.leaseMs),
