@@ -83,6 +83,15 @@ export function createHostApp($: HostResources, token: string) {
     agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
     exportSession: (body) =>
       exportSession({ db: $.databases.application.db, redact: $.redact }, body),
+    sessionEnd: async ({ sessionId, workspaceId, reason }) => {
+      await $.vault.sync()
+      const verdict = await $.hooks.dispatch({
+        event: 'SessionEnd',
+        scope: { sessionId, workspaceId },
+        data: { reason },
+      })
+      return { hooks: verdict.runIds.length }
+    },
     hookTest: async ({ id, toolName, ...data }) => {
       await $.vault.sync()
       const verdict = await $.hooks.testRun(id, data, toolName)

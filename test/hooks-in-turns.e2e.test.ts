@@ -404,10 +404,6 @@ describe('hook definitions', () => {
       { name: 'x', event: 'PreToolUse', kind: 'command', command: ['true'], matcher: 'fsx*' },
       /no tool is named fsx…/,
     )
-    await refused(
-      { name: 'x', event: 'SessionEnd', kind: 'command', command: ['true'] },
-      /not run yet/,
-    )
     const ok = await okJson(
       await api.hooks.$post({
         json: {
@@ -427,6 +423,45 @@ describe('hook definitions', () => {
     )
     assert.equal(patched.enabled, false)
     assert.equal((await okJson(await api.hooks.$get(), 200)).hooks.length, 1)
+  })
+
+  test('SessionEnd hooks run when a session is archived and when one is deleted, before the change', async () => {
+    const hook = await okJson(
+      await api.hooks.$post({
+        json: {
+          name: 'session-end',
+          event: 'SessionEnd',
+          kind: 'command',
+          command: answering(json({ decision: 'allow' })),
+        },
+      }),
+      201,
+    )
+    try {
+      const runsOf = async (id: string) =>
+        (await okJson(await api.sessions[':id'].hooks.$get({ param: { id } }))).runs
+      const archived = await createSession(stack.edge())
+      await okJson(
+        await api.sessions[':id'].$patch({ param: { id: archived }, json: { archived: true } }),
+      )
+      const [ended] = await runsOf(archived)
+      assert.equal(ended?.event, 'SessionEnd')
+      assert.equal(ended?.outcome, 'allow')
+      assert.match(ended!.inputPreview, /"reason":"archived"/)
+      // Archiving again is no new end.
+      await okJson(
+        await api.sessions[':id'].$patch({ param: { id: archived }, json: { archived: true } }),
+      )
+      assert.equal((await runsOf(archived)).length, 1)
+
+      const deleted = await createSession(stack.edge())
+      await okJson(await api.sessions[':id'].$delete({ param: { id: deleted } }))
+      const [gone] = await runsOf(deleted)
+      assert.equal(gone?.event, 'SessionEnd')
+      assert.match(gone!.inputPreview, /"reason":"deleted"/)
+    } finally {
+      await okJson(await api.hooks[':id'].$delete({ param: { id: hook.id } }))
+    }
   })
 
   test('an HTTP hook on loopback answers through the test run; a redirect or an error status denies', async () => {

@@ -9,6 +9,7 @@ import {
 import { errorBody } from '../../runtime/errors.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
 import type { AppEnv } from '../env.ts'
+import { endSessions } from '../session-end.ts'
 import { validate } from '../validate.ts'
 
 const notFound = (id: string) => errorBody('SESSION_NOT_FOUND', 'session not found', { id })
@@ -35,12 +36,25 @@ export const sessions = new Hono<AppEnv>()
       409,
     )
   })
-  .patch('/:id', validate('param', SessionParams), validate('json', PatchSessionInput), async (c) =>
-    c.json(await Sessions.patch(c.var.db, c.req.valid('param').id, c.req.valid('json')), 200),
+  .patch(
+    '/:id',
+    validate('param', SessionParams),
+    validate('json', PatchSessionInput),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const input = c.req.valid('json')
+      if (input.archived) {
+        const session = await Sessions.get(c.var.db, id)
+        if (session && !session.archivedAt) await endSessions(c, [session], 'archived')
+      }
+      return c.json(await Sessions.patch(c.var.db, id, input), 200)
+    },
   )
   .delete('/:id', validate('param', SessionParams), async (c) => {
     const { id } = c.req.valid('param')
-    if (!(await Sessions.get(c.var.db, id))) return c.json(notFound(id), 404)
+    const session = await Sessions.get(c.var.db, id)
+    if (!session) return c.json(notFound(id), 404)
+    if (!session.archivedAt) await endSessions(c, [session], 'deleted')
     // The thread first: a row must never be gone while its memory remains.
     await c.var.host.threads({ sessionIds: [id] })
     await Sessions.remove(c.var.db, id)

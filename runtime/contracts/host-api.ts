@@ -55,6 +55,14 @@ export const DeletedSecret = z.object({ deleted: z.string() })
 
 export const TestHookBody = TestHookInput.extend({ id: HookId })
 
+/** A session that ends (archived or deleted): its SessionEnd hooks run before the change. */
+export const SessionEndBody = z.strictObject({
+  sessionId: z.string().min(1).max(80),
+  workspaceId: z.string().min(1).max(80),
+  reason: z.enum(['archived', 'deleted']),
+})
+export const SessionEnded = z.object({ hooks: z.number() })
+
 export const CronPreviewBody = z.strictObject({
   cron: z.string().trim().min(1).max(MAX_CRON_CHARS),
 })
@@ -232,6 +240,16 @@ export const hostRoutes = {
     output: DeletedSecret,
     timeoutMs: 10_000,
     does: 'delete the secret',
+  },
+  /** Runs the SessionEnd hooks of a session being archived or deleted (observed, never blocking). */
+  sessionEnd: {
+    method: 'POST',
+    path: '/internal/sessions/end',
+    input: SessionEndBody,
+    output: SessionEnded,
+    // The longest hook timeout, plus the kill grace and the audit writes.
+    timeoutMs: 75_000,
+    does: 'run the SessionEnd hooks',
   },
   /** Runs one hook now on a sample event (audited like any run) and reports its verdict. */
   hookTest: {

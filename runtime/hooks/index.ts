@@ -83,14 +83,6 @@ export async function rowOf(db: Db, id: string): Promise<HookRow> {
 }
 
 export async function create(db: Db, input: CreateHookInput): Promise<Hook> {
-  // Said now rather than stored and never run: nothing tells the compute host a session ended.
-  if (input.event === 'SessionEnd')
-    throw new HookInvalid(
-      { field: 'event' },
-      {
-        message: 'SessionEnd hooks are not run yet: no session-end signal reaches the compute host',
-      },
-    )
   const target =
     input.kind === 'command'
       ? { command: input.command, url: null, allowLoopback: false }

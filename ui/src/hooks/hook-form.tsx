@@ -64,9 +64,7 @@ export function CreateHook() {
             value={form.values.event}
             onChange={(e) => form.set('event', e.currentTarget.value as typeof EMPTY.event)}
           >
-            <For each={HOOK_EVENTS.filter((e) => e !== 'SessionEnd')}>
-              {(event) => <option value={event}>{event}</option>}
-            </For>
+            <For each={HOOK_EVENTS}>{(event) => <option value={event}>{event}</option>}</For>
           </select>
         </label>
         <label>
