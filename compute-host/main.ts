@@ -30,6 +30,7 @@ import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
+import { createSelfUpdateExecutor, selfUpdateOr } from './self-update/executor.ts'
 import { tracingObserver } from './runs/tracing-observer.ts'
 import { createTaskRunner } from './tasks/runner.ts'
 import { taskTiming } from './tasks/timing.ts'
@@ -152,7 +153,19 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: createTaskAttempts(runDeps(partial, log)),
+        execute: selfUpdateOr(
+          createSelfUpdateExecutor({
+            db,
+            workspaceRoot,
+            log: log.child({ component: 'self-update' }),
+            models,
+            sandbox,
+            verifyCommands: env.POPAGENT_SELF_UPDATE_CHECKS,
+            checkLimitMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+            redact,
+          }),
+          createTaskAttempts(runDeps(partial, log)),
+        ),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,

@@ -11,6 +11,7 @@ import type {
   TaskWorkflow,
 } from '../contracts/tasks.ts'
 import { createId } from '../ids.ts'
+import { latestPhases } from '../self-update/phase-store.ts'
 import { WorkspaceNotFound } from '../sessions/errors.ts'
 import { assertExists } from '../workspaces/index.ts'
 import { TASK_CANCEL_CHANNEL } from './notify-topics.ts'
@@ -265,8 +266,8 @@ export async function activity(db: Db, id: string): Promise<TaskActivityRecord[]
   }))
 }
 
-/** The workflow view: self-update phases arrive with the self-update issue; ordinary work has none. */
+/** The workflow view: a self-update task's phases (latest attempt); ordinary work has none. */
 export async function workflow(db: Db, id: string): Promise<TaskWorkflow> {
   const task = await get(db, id)
-  return { task, phases: [], activity: await activity(db, id) }
+  return { task, phases: await latestPhases(db, id), activity: await activity(db, id) }
 }
