@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/index.ts'
+import { tasks } from '../db/schema/index.ts'
 import type { DatabaseHandle } from '../compute-host/database/handle.ts'
 import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'
 import { createGatewayModels } from '../compute-host/models/gateway-models.ts'
@@ -29,6 +31,19 @@ import {
 } from './support/scripted-gateway.ts'
 import { fixtureRepo, git, snapshot, tempDir } from './support/self-update-repo.ts'
 import { add, row, startRunner, until } from './support/task-runner.ts'
+
+async function activeSelfUpdate(db: Db): Promise<number> {
+  const rows = await db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.source, 'self-update'),
+        inArray(tasks.state, ['queued', 'running', 'cancelling']),
+      ),
+    )
+  return rows.length
+}
 
 type Phase = 'research' | 'decide' | 'implement' | 'review'
 type Script = Partial<Record<Phase, (request: RecordedRequest, nth: number) => Reply>>
@@ -160,6 +175,9 @@ export function selfUpdateWorkflowSuite(
           60_000,
           'the task to end',
         )
+        // A failure's remediation (self-update too, so it holds the one slot) ends before the
+        // next test queues its task.
+        await until(async () => (await activeSelfUpdate(db)) === 0, 10_000, 'the slot to free')
       } finally {
         await runner.stop()
       }
