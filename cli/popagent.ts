@@ -26,6 +26,8 @@ const USAGE = `usage: popagent <command>
             show one task with its activity transcript
   task-resolve <id> --evidence <text>
             resolve failed, cancelled or dead-lettered work with the evidence that it is done
+  automation-reconcile [--json]
+            give each eligible workspace its self-update schedule; print each one's eligibility
   help      show this text`
 
 const commands: Record<
@@ -41,6 +43,7 @@ const commands: Record<
   tasks: async () => (await import('./commands/tasks.ts')).tasks,
   task: async () => (await import('./commands/tasks.ts')).task,
   'task-resolve': async () => (await import('./commands/tasks.ts')).taskResolve,
+  'automation-reconcile': async () => (await import('./commands/autonomy.ts')).automationReconcile,
 }
 
 async function main(argv: string[]) {

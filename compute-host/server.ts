@@ -20,6 +20,7 @@ import { runDeps } from './runs/run-deps.ts'
 import { describeTurn, undoTurn } from './undo/turn-undo.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import { reconcileSelfUpdate } from './self-update/reconcile.ts'
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
@@ -66,6 +67,8 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    autonomyReconcile: () =>
+      reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

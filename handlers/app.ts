@@ -19,6 +19,7 @@ import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
+import { autonomy } from './routes/autonomy.ts'
 import { tasks } from './routes/tasks.ts'
 import { turns } from './routes/turns.ts'
 
@@ -52,6 +53,7 @@ export const api = new Hono<AppEnv>()
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)
+  .route('/autonomy', autonomy)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

@@ -11,6 +11,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 export const BODYLESS: Record<string, string> = {
   'POST /api/tasks/:id/cancel': 'cancels the task the path names; nothing else to say',
   'POST /api/sessions/:id/turns/:turnId/undo': 'undoes the turn the path names, once',
+  'POST /api/autonomy/reconcile': 'reconciles every workspace; there is nothing to choose',
 }
 
 /**

@@ -4,6 +4,7 @@
  * through `handlers/host-client.ts`, which sends and parses with these schemas.
  */
 import { z } from 'zod'
+import { ReconcileReport } from './autonomy.ts'
 import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
@@ -156,6 +157,14 @@ export const hostRoutes = {
     output: UndoResult,
     timeoutMs: 120_000,
     does: 'undo the turn',
+  },
+  /** Self-update eligibility per workspace and its one system schedule (issue 24, S1). */
+  autonomyReconcile: {
+    method: 'POST',
+    path: '/internal/autonomy/reconcile',
+    output: ReconcileReport,
+    timeoutMs: 60_000,
+    does: 'reconcile the self-update schedules',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
