@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
-import type { AgentFactory, RunAgents } from '../agents/factory.ts'
+import type { AgentFactory, BuildOptions, RunAgents } from '../agents/factory.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
@@ -73,6 +73,8 @@ export async function prepareRun(
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
     signal?: AbortSignal
+    /** Tools for this run's supervisor alone, beyond its row's (a remediation's task tools). */
+    supervisorTools?: BuildOptions['supervisorTools']
   },
 ): Promise<PreparedRun> {
   const { db } = deps
@@ -105,6 +107,7 @@ export async function prepareRun(
     // A brief ready for implementation withholds the researcher for this run only.
     withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),
     memory: deps.memory.forSettings(memorySettings),
+    ...(input.supervisorTools && { supervisorTools: input.supervisorTools }),
     toolHooks: composeToolHooks([guards, ...(input.toolHooks ?? []), toolCallEvents(events, run)]),
     specialistOptions: (agentId) => ({
       prepareStep: reserveFinalStep(

@@ -1,6 +1,7 @@
 import * as Tasks from '../../runtime/tasks/index.ts'
 import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
 import { TaskFailure } from '../tasks/failure-policy.ts'
+import { remediationTools } from '../tools/remediation-tools.ts'
 import { createActivityLog } from './activity.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import type { RunObserver } from './run-events.ts'
@@ -44,6 +45,9 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
       observers: [transcriptOf(context, deps.redact, () => budgetNow())],
       signal: context.signal,
       budget: { overrides: task.budget, used: task.budgetUsed },
+      // A remediation reads and resolves its own parent through tools, never through the CLI.
+      ...(task.kind === 'remediation' &&
+        task.parentTaskId && { supervisorTools: remediationTools(deps.db, task.parentTaskId) }),
     })
     budgetNow = () => run.budget.snapshot()
     // An error Mastra reports only through the callback (a memory processor that met a restarting
