@@ -14,6 +14,9 @@ import { tasks } from '../db/schema/index.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
+import { offeredTools } from './support/chat.ts'
+import { enqueueRemediation } from '../compute-host/tasks/sql/enqueue-remediation.ts'
+import { createId } from '../runtime/ids.ts'
 import { startTestStack } from './support/stack.ts'
 import { until } from './support/task-runner.ts'
 
@@ -88,6 +91,68 @@ test('a remediation resolves its failed parent through its own tools, with evide
     assert.match(toolResults[0] ?? '', /scripted refusal/)
     assert.match(toolResults[1] ?? '', /completed/)
     assert.match(remediation.prompt, /task-evidence tool/)
+  } finally {
+    await stack.stop()
+    await rm(root, { recursive: true, force: true })
+  }
+})
+
+test('a self-update remediation gets the task tools and no repository to write in', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'popagent-remediation-su-'))
+  await mkdir(join(root, 'popagent'))
+  const stack = await startTestStack({
+    models: [{ id: 'remote/a' }],
+    hostEnv: { POPAGENT_WORKSPACE_ROOT: root },
+  })
+  const db = stack.host.resources.databases.application.db
+  try {
+    await Settings.agentRuntime.patch(db, {
+      configuredModel: 'remote/a',
+      modelSource: 'configured',
+    })
+    const offered: string[][] = []
+    stack.gateway.respondWith((request) => {
+      if (!request.path.endsWith('/chat/completions')) return undefined
+      if (!JSON.stringify(messagesOf(request)).includes('Background task')) return { text: 'ok' }
+      offered.push(offeredTools(request))
+      const tools = messagesOf(request).filter((m) => m.role === 'tool')
+      if (tools.length === 0)
+        return { toolCalls: [{ name: 'task-resolve', arguments: { evidence: EVIDENCE } }] }
+      return { text: 'resolved' }
+    })
+    // A self-update task that failed for good (written as the runner would), and its remediation.
+    const [parent] = await db
+      .insert(tasks)
+      .values({
+        id: createId('task'),
+        source: 'self-update',
+        workspaceId: 'wsp_default',
+        title: 'Self-update',
+        prompt: 'improve the repository',
+        state: 'failed',
+        attemptCount: 1,
+        lastErrorClass: 'containment',
+        lastError: 'inspect-change: PATCH_POLICY_REFUSED: .github/workflows/ci.yml is protected',
+      })
+      .returning()
+    await enqueueRemediation(db, parent!)
+    const [remediation] = await db.select().from(tasks).where(eq(tasks.parentTaskId, parent!.id))
+    assert.equal(remediation?.source, 'self-update')
+    await until(
+      async () => (await Tasks.get(db, remediation!.id)).state === 'completed',
+      60_000,
+      'the remediation',
+    )
+    assert.equal((await Tasks.get(db, parent!.id)).resolutionEvidence, EVIDENCE)
+    assert.ok(offered.length > 0)
+    for (const tools of offered) {
+      assert.ok(tools.includes('task-evidence') && tools.includes('task-resolve'), tools.join())
+      assert.deepEqual(
+        tools.filter((t) => t.startsWith('workspace-') || t === 'shell'),
+        [],
+        'no file tool or shell on the owner checkout',
+      )
+    }
   } finally {
     await stack.stop()
     await rm(root, { recursive: true, force: true })

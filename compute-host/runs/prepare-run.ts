@@ -73,6 +73,8 @@ export async function prepareRun(
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
     signal?: AbortSignal
+    /** Why this run gets no repository at all (no file tools, shell or brief), when it must not. */
+    withoutRepository?: string
     /** Tools for this run's supervisor alone, beyond its row's (a remediation's task tools). */
     supervisorTools?: BuildOptions['supervisorTools']
   },
@@ -87,7 +89,9 @@ export async function prepareRun(
   ])
   clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
-  const { root: workspaceRoot, missing } = await repositoryOf(deps, input.workspaceId)
+  const { root: workspaceRoot, missing } = input.withoutRepository
+    ? { root: undefined, missing: input.withoutRepository }
+    : await repositoryOf(deps, input.workspaceId)
   clock.lap('workspace')
   // The brief is built while the agents are built and Mastra loads memory; the supervisor's
   // first step waits for it (prepareStep), so it still reaches the first model call.
