@@ -163,6 +163,7 @@ export async function startComputeHost(
             verifyCommands: env.POPAGENT_SELF_UPDATE_CHECKS,
             checkLimitMs: env.POPAGENT_SHELL_TIMEOUT_MS,
             redact,
+            mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
           }),
           createTaskAttempts(runDeps(partial, log)),
         ),

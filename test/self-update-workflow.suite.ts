@@ -19,6 +19,7 @@ import { createSelfUpdateExecutor, selfUpdateOr } from '../compute-host/self-upd
 import type { TaskExecutor } from '../compute-host/tasks/runner.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import { createLogger } from '../compute-host/log.ts'
+import { HostMastraLogger } from '../compute-host/agents/mastra-logger.ts'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
 import { createRedactor } from '../runtime/redaction.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
@@ -112,6 +113,7 @@ export function selfUpdateWorkflowSuite(
     let sandbox: Awaited<ReturnType<typeof checkSandbox>>
     const counts = new Map<Phase, number>()
     let script: Script = {}
+    const mastraLines: string[] = []
 
     before(async () => {
       database = await open()
@@ -141,6 +143,7 @@ export function selfUpdateWorkflowSuite(
       const repo = await fixtureRepo(root, repoName)
       if (prepare) await prepare(repo)
       const workspace = await Workspaces.create(db, { name: repoName, path: repoName })
+      const log = createLogger({ write: (line) => void mastraLines.push(line) })
       const models = createGatewayModels({
         url: gateway.url,
         localModels: { queue: createAdmissionQueue(1), isLocal: () => false },
@@ -148,12 +151,13 @@ export function selfUpdateWorkflowSuite(
       const execute = createSelfUpdateExecutor({
         db,
         workspaceRoot: root,
-        log: createLogger({ write: () => {} }),
+        log,
         models,
         sandbox,
         verifyCommands: [[process.execPath, 'test/greet.test.ts']],
         checkLimitMs: 30_000,
         redact: createRedactor([]),
+        mastraLogger: new HostMastraLogger(log),
       })
       const before = await snapshot(repo)
       const task = await add(db, 'document the greet function', {
@@ -294,6 +298,10 @@ export function selfUpdateWorkflowSuite(
       assert.equal(
         view.phases.find((p) => p.name === 'commit'),
         undefined,
+      )
+      assert.ok(
+        mastraLines.some((line) => line.includes('"source":"mastra"')),
+        'Mastra reported the failed step into the host log, not the console',
       )
       assert.equal((await git(repo, 'for-each-ref', 'refs/heads/autonomous')).trim(), '')
     })

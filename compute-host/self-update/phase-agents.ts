@@ -1,4 +1,5 @@
 import { Agent } from '@mastra/core/agent'
+import type { MastraLogger } from '@mastra/core/logger'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import { PHASE_TOOLS, type SelfUpdatePhase } from '../../runtime/self-update/tool-policy.ts'
 import { createAgentWorkspace } from '../workspaces/agent-workspace.ts'
@@ -34,6 +35,7 @@ export function phaseAgent(options: {
   models: GatewayModels
   route: string
   workTree: string
+  logger?: MastraLogger
 }): Agent {
   const tools = PHASE_TOOLS[options.phase]
   const workspace =
@@ -47,11 +49,13 @@ export function phaseAgent(options: {
           shellTimeoutMs: 1,
         })
       : undefined
-  return new Agent({
+  const agent = new Agent({
     id: `self-update-${options.phase}`,
     name: `self-update ${options.phase}`,
     instructions: INSTRUCTIONS[options.phase],
     model: options.models.languageModel(options.route),
     ...(workspace && { workspace }),
   })
+  if (options.logger) agent.__registerPrimitives({ logger: options.logger })
+  return agent
 }

@@ -1,3 +1,4 @@
+import type { MastraLogger } from '@mastra/core/logger'
 import { createStep, createWorkflow } from '@mastra/core/workflows'
 import { join } from 'node:path'
 import { z } from 'zod'
@@ -47,6 +48,8 @@ export type SelfUpdateDeps = {
   protectedPaths?: readonly string[]
   checkLimitMs: number
   redact: (text: string) => string
+  /** Where Mastra's own lines about the run and its agents go (the host's redacting log). */
+  mastraLogger?: MastraLogger
 }
 
 export type SelfUpdateAttempt = {
@@ -101,6 +104,7 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
     maxSteps: number,
   ) => {
     const agent = phaseAgent({
+      ...(deps.mastraLogger && { logger: deps.mastraLogger }),
       phase: which,
       models: deps.models,
       route: attempt.route,
@@ -336,6 +340,8 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
     .then(commit)
     .commit()
 
+  // Otherwise Mastra prints a failed step, error and all, to the console.
+  if (deps.mastraLogger) workflow.__setLogger(deps.mastraLogger)
   return { workflow, failures, clonePath: () => (clone ? join(clone.workTree, '..') : undefined) }
 }
 
