@@ -306,6 +306,67 @@ export function selfUpdateWorkflowSuite(
       assert.equal((await git(repo, 'for-each-ref', 'refs/heads/autonomous')).trim(), '')
     })
 
+    test('a change to a protected path is refused at inspection: no check runs, no reviewer asked', async () => {
+      script = {
+        research: RESEARCH_DONE,
+        decide: DECIDE_CHANGE,
+        implement: (request) =>
+          (request.body.messages as { role: string }[]).some((m) => m.role === 'tool')
+            ? json({ summary: 'tuned CI' })
+            : {
+                toolCalls: [
+                  {
+                    name: 'workspace-write',
+                    arguments: { path: '.github/workflows/deploy.yml', content: 'on: push\n' },
+                  },
+                ],
+              },
+        review: REVIEW_ECHO,
+      }
+      const { repo, task, view } = await runTask('protected')
+      assert.equal(task.state, 'failed')
+      assert.equal(task.lastErrorClass, 'containment')
+      assert.match(
+        task.lastError ?? '',
+        /PATCH_POLICY_REFUSED: .*\.github\/workflows\/deploy\.yml is protected/,
+      )
+      assert.deepEqual(view.phases.at(-1)?.name, 'inspect-change')
+      assert.equal(counts.get('review'), undefined)
+      assert.equal((await git(repo, 'for-each-ref', 'refs/heads/autonomous')).trim(), '')
+    })
+
+    test('a failing check stops the run before review', async () => {
+      if (!sandbox.available) throw new Error(`the sandbox is needed for verify: ${sandbox.reason}`)
+      script = {
+        research: RESEARCH_DONE,
+        decide: DECIDE_CHANGE,
+        // An existing file is read before it is written (the file tools insist).
+        implement: (request) => {
+          const done = (request.body.messages as { role: string }[]).filter(
+            (m) => m.role === 'tool',
+          ).length
+          if (done === 0)
+            return { toolCalls: [{ name: 'workspace-read', arguments: { path: 'src/greet.ts' } }] }
+          if (done === 1) {
+            const content = "export function greet(name: string) {\n  return 'bye ' + name\n}\n"
+            return {
+              toolCalls: [
+                { name: 'workspace-write', arguments: { path: 'src/greet.ts', content } },
+              ],
+            }
+          }
+          return json({ summary: 'broke greet' })
+        },
+        review: REVIEW_ECHO,
+      }
+      const { task, view } = await runTask('broken')
+      assert.equal(task.state, 'failed')
+      assert.equal(task.lastErrorClass, 'validation')
+      assert.match(task.lastError ?? '', /verify: .*greet\.test\.ts exited 1/)
+      assert.equal(view.phases.find((p) => p.name === 'verify')?.state, 'failed')
+      assert.equal(counts.get('review'), undefined, 'the reviewer was never asked')
+    })
+
     test('prose at decide fails the task there', async () => {
       script = {
         research: RESEARCH_DONE,
