@@ -367,6 +367,28 @@ export function selfUpdateWorkflowSuite(
       assert.equal(counts.get('review'), undefined, 'the reviewer was never asked')
     })
 
+    test('an implementer repeating the same call a third time is stopped', async () => {
+      script = {
+        research: RESEARCH_DONE,
+        decide: DECIDE_CHANGE,
+        implement: () => ({ toolCalls: [{ name: 'workspace-list', arguments: { path: '.' } }] }),
+        review: REVIEW_ECHO,
+      }
+      const { task, view } = await runTask('repeating')
+      assert.equal(task.state, 'failed')
+      assert.equal(task.lastErrorClass, 'validation')
+      assert.match(
+        task.lastError ?? '',
+        /implement stopped: the agent called workspace-list with the same arguments 3 times/,
+      )
+      assert.equal(view.phases.at(-1)?.name, 'implement')
+      assert.equal(
+        counts.get('implement'),
+        3,
+        'three model turns, the third call refused and the phase ended',
+      )
+    })
+
     test('prose at decide fails the task there', async () => {
       script = {
         research: RESEARCH_DONE,

@@ -107,7 +107,10 @@ function failureOf(
       cause: error,
     })
   }
-  if (error instanceof Error && / phase('s answer| answered prose)/.test(error.message)) {
+  if (
+    error instanceof Error &&
+    / phase('s answer| answered prose)| stopped: /.test(error.message)
+  ) {
     return new TaskFailure('validation', `${failure?.phase}: ${error.message}`, { cause: error })
   }
   if (failure?.phase === 'verify') {

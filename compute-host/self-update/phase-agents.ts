@@ -1,5 +1,6 @@
 import { Agent } from '@mastra/core/agent'
 import type { MastraLogger } from '@mastra/core/logger'
+import type { ToolHooks } from '@mastra/core/tools'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import { PHASE_TOOLS, type SelfUpdatePhase } from '../../runtime/self-update/tool-policy.ts'
 import { createAgentWorkspace } from '../workspaces/agent-workspace.ts'
@@ -36,6 +37,7 @@ export function phaseAgent(options: {
   route: string
   workTree: string
   logger?: MastraLogger
+  hooks?: ToolHooks
 }): Agent {
   const tools = PHASE_TOOLS[options.phase]
   const workspace =
@@ -55,6 +57,7 @@ export function phaseAgent(options: {
     instructions: INSTRUCTIONS[options.phase],
     model: options.models.languageModel(options.route),
     ...(workspace && { workspace }),
+    ...(options.hooks && { hooks: options.hooks }),
   })
   if (options.logger) agent.__registerPrimitives({ logger: options.logger })
   return agent

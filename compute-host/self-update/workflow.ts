@@ -32,6 +32,7 @@ import { freshClone, type SelfUpdateClone } from './fresh-clone.ts'
 import { importReviewed } from './import-ref.ts'
 import { currentDigest, inspectChange } from './inspect-change.ts'
 import { phaseAgent } from './phase-agents.ts'
+import { repeatBreaker } from './repeat-breaker.ts'
 import { runChecks } from './verify-checks.ts'
 
 export const RESEARCH_ITERATIONS = 5
@@ -103,15 +104,30 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
     prompt: string,
     maxSteps: number,
   ) => {
+    // The phase's own stop (a repeated call) alongside the attempt's (timeout, cancel, shutdown).
+    const stop = new AbortController()
+    let stopped: string | undefined
+    const hooks = repeatBreaker((reason) => {
+      stopped = reason
+      stop.abort(new Error(reason))
+    })
     const agent = phaseAgent({
       ...(deps.mastraLogger && { logger: deps.mastraLogger }),
       phase: which,
       models: deps.models,
       route: attempt.route,
       workTree: clone!.workTree,
+      hooks,
     })
-    const result = await agent.generate(prompt, { maxSteps, abortSignal: attempt.signal })
-    return { text: result.text, steps: result.steps?.length ?? 0 }
+    const signal = AbortSignal.any([attempt.signal, stop.signal])
+    try {
+      const result = await agent.generate(prompt, { maxSteps, abortSignal: signal })
+      if (stopped) throw new Error(`${which} stopped: ${stopped}`)
+      return { text: result.text, steps: result.steps?.length ?? 0 }
+    } catch (error) {
+      if (stopped) throw new Error(`${which} stopped: ${stopped}`, { cause: error })
+      throw error
+    }
   }
 
   const prepare = createStep({
