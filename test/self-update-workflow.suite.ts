@@ -367,6 +367,53 @@ export function selfUpdateWorkflowSuite(
       assert.equal(counts.get('review'), undefined, 'the reviewer was never asked')
     })
 
+    test('verify checks the inspected tree only: a file the patch leaves out (ignored) is not there', async () => {
+      if (!sandbox.available) throw new Error(`the sandbox is needed for verify: ${sandbox.reason}`)
+      script = {
+        research: RESEARCH_DONE,
+        decide: DECIDE_CHANGE,
+        implement: (request) => {
+          const done = (request.body.messages as { role: string }[]).filter(
+            (m) => m.role === 'tool',
+          ).length
+          const helper = "export const word = 'hello '\n"
+          const greet =
+            "import { word } from '../ignored/word.ts'\nexport function greet(name: string) {\n  return word + name\n}\n"
+          if (done === 0)
+            return {
+              toolCalls: [
+                {
+                  name: 'workspace-write',
+                  arguments: { path: 'ignored/word.ts', content: helper },
+                },
+              ],
+            }
+          if (done === 1)
+            return { toolCalls: [{ name: 'workspace-read', arguments: { path: 'src/greet.ts' } }] }
+          if (done === 2)
+            return {
+              toolCalls: [
+                { name: 'workspace-write', arguments: { path: 'src/greet.ts', content: greet } },
+              ],
+            }
+          return json({ summary: 'greet through a helper' })
+        },
+        review: REVIEW_ECHO,
+      }
+      const { task, view } = await runTask('ignored-helper')
+      const inspected = view.phases.find((p) => p.name === 'inspect-change')!.output as {
+        files: { path: string }[]
+      }
+      assert.deepEqual(
+        inspected.files.map((f) => f.path),
+        ['src/greet.ts'],
+        'the ignored helper is not in the patch',
+      )
+      assert.equal(task.state, 'failed', 'the check ran without the helper, as the import would')
+      assert.match(task.lastError ?? '', /verify: .*exited/)
+      assert.equal(counts.get('review'), undefined)
+    })
+
     test('an implementer repeating the same call a third time is stopped', async () => {
       script = {
         research: RESEARCH_DONE,

@@ -1,5 +1,6 @@
 import type { MastraLogger } from '@mastra/core/logger'
 import { createStep, createWorkflow } from '@mastra/core/workflows'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { Db } from '../../db/index.ts'
@@ -31,6 +32,7 @@ import { commitReviewed } from './commit-reviewed.ts'
 import { freshClone, type SelfUpdateClone } from './fresh-clone.ts'
 import { importReviewed } from './import-ref.ts'
 import { currentDigest, inspectChange } from './inspect-change.ts'
+import { exportTree } from './export-tree.ts'
 import { phaseAgent } from './phase-agents.ts'
 import { repeatBreaker } from './repeat-breaker.ts'
 import { runChecks } from './verify-checks.ts'
@@ -260,19 +262,20 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
     outputSchema: VerifyOut,
     execute: ({ inputData }) =>
       phase('verify', VerifyOut, async () => {
+        const tree = await exportTree(clone!, inputData.treeSha, attempt.cloneDir)
         const checks = await runChecks({
-          workTree: clone!.workTree,
+          workTree: tree,
           commands: deps.verifyCommands,
           sandbox: deps.sandbox,
           limitMs: deps.checkLimitMs,
           redact: deps.redact,
-        })
+        }).finally(() => rm(join(tree, '..'), { recursive: true, force: true }))
         const failed = checks.find((check) => !check.passed)
         if (failed)
           throw new Error(
             `verify: ${failed.id} exited ${failed.exitCode}:\n${failed.tail.slice(-2_000)}`,
           )
-        // A check that rewrote files would have verified something nobody will review.
+        // The clone must still hold exactly what was inspected and checked.
         const now = await currentDigest(clone!)
         if (now.digest !== inputData.digest)
           throw new Error('verify: the checks changed the files under review')
