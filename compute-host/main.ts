@@ -31,6 +31,7 @@ import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
 import { createSelfUpdateExecutor, selfUpdateOr } from './self-update/executor.ts'
+import { reconcileAtStart } from './self-update/reconcile.ts'
 import { tracingObserver } from './runs/tracing-observer.ts'
 import { createTaskRunner } from './tasks/runner.ts'
 import { taskTiming } from './tasks/timing.ts'
@@ -186,6 +187,7 @@ export async function startComputeHost(
     log.info('compute host listening', { url: server.url })
     await resources.tasks.start()
     resources.scheduler.start()
+    void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
     let stopping: Promise<void> | undefined
     return {
       resources,

@@ -20,6 +20,8 @@ import {
   type TestDatabase,
 } from './support/database.ts'
 import { fixtureRepo, tempDir } from './support/self-update-repo.ts'
+import { startTestStack } from './support/stack.ts'
+import { waitFor } from './support/until.ts'
 
 let database: TestDatabase
 let root: string
@@ -114,5 +116,31 @@ test('PGlite: reconcile creates and then keeps the schedule', async () => {
     assert.equal(again.scheduleId, first.workspaces.find((w) => w.workspaceId === id)?.scheduleId)
   } finally {
     await embedded.close()
+  }
+})
+
+test('a host starting with self-update on reconciles by itself', async () => {
+  const stackRoot = await tempDir('reconcile-start')
+  await fixtureRepo(stackRoot, 'popagent')
+  const stack = await startTestStack({ hostEnv: { POPAGENT_WORKSPACE_ROOT: stackRoot } })
+  try {
+    const db = stack.host.resources.databases.application.db
+    await Settings.autonomy.patch(db, { selfUpdateEnabled: true })
+    await stack.restartHost()
+    const db2 = stack.host.resources.databases.application.db
+    await waitFor(
+      async () => {
+        const rows = await db2.select().from(schedules).where(eq(schedules.source, 'self-update'))
+        return rows.length === 1 ? rows : undefined
+      },
+      15_000,
+      'the start-up reconcile',
+    )
+    const [row] = await db2.select().from(schedules).where(eq(schedules.source, 'self-update'))
+    assert.equal(row!.workspaceId, 'wsp_default')
+    assert.ok(stack.logs.some((l) => l.message === 'self-update schedules reconciled'))
+  } finally {
+    await stack.stop()
+    await rm(stackRoot, { recursive: true, force: true })
   }
 })

@@ -139,3 +139,27 @@ async function repositoryReasons(root: string, path: string): Promise<string[]> 
     return [`not a usable Git repository: ${errorMessage(error).slice(0, 200)}`]
   }
 }
+
+/**
+ * The start-up reconcile: only while self-update is on (off by default, and then it costs
+ * nothing), in the background, a failure logged and never stopping the host.
+ */
+export async function reconcileAtStart(options: {
+  db: Db
+  workspaceRoot: string
+  log: {
+    info(message: string, fields?: Record<string, unknown>): void
+    warn(message: string, fields?: Record<string, unknown>): void
+  }
+}): Promise<void> {
+  try {
+    if (!(await Settings.autonomy.get(options.db)).selfUpdateEnabled) return
+    const report = await reconcileSelfUpdate(options)
+    options.log.info('self-update schedules reconciled', {
+      eligible: report.workspaces.filter((w) => w.eligible).length,
+      created: report.workspaces.filter((w) => w.created).length,
+    })
+  } catch (error) {
+    options.log.warn('self-update reconcile at start failed', { error: errorMessage(error) })
+  }
+}
