@@ -29,6 +29,8 @@ const USAGE = `usage: popagent <command>
   secrets-rekey
             re-encrypt every vault secret under POPAGENT_SECRET_KEY, reading the old rows with
             the keys in POPAGENT_SECRET_KEYS_PREVIOUS (comma-separated)
+  automation-reconcile [--json]
+            give each eligible workspace its self-update schedule; print each one's eligibility
   help      show this text`
 
 const commands: Record<
@@ -45,6 +47,7 @@ const commands: Record<
   task: async () => (await import('./commands/tasks.ts')).task,
   'task-resolve': async () => (await import('./commands/tasks.ts')).taskResolve,
   'secrets-rekey': async () => (await import('./commands/secrets-rekey.ts')).secretsRekey,
+  'automation-reconcile': async () => (await import('./commands/autonomy.ts')).automationReconcile,
 }
 
 async function main(argv: string[]) {

@@ -63,6 +63,20 @@ export const HostEnv = z
     POPAGENT_WORKSPACE_ROOT: z.string().min(1).default('./workspace'),
     // Upper bound of every agent shell command's run time, whatever the model asks for.
     POPAGENT_SHELL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+    // The checks self-update's verify phase runs in the sandboxed clone: a JSON array of argv
+    // arrays. Any remote, publish or deploy step among them is refused (docs/self-update.md).
+    POPAGENT_SELF_UPDATE_CHECKS: z
+      .string()
+      .default('[["npm","test"]]')
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON array of argv arrays' })
+          return z.NEVER
+        }
+      })
+      .pipe(z.array(z.array(z.string().min(1)).min(1)).max(10)),
     // A task claim not renewed for this long is abandoned (its host died) and recovered.
     POPAGENT_TASK_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.

@@ -39,6 +39,8 @@ import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
+import { createSelfUpdateExecutor, selfUpdateOr } from './self-update/executor.ts'
+import { reconcileAtStart } from './self-update/reconcile.ts'
 import { tracingObserver } from './runs/tracing-observer.ts'
 import { createTaskRunner } from './tasks/runner.ts'
 import { taskTiming } from './tasks/timing.ts'
@@ -195,7 +197,23 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: withVaultSync(vault, createTaskAttempts(runDeps(partial, log))),
+        execute: withVaultSync(
+          vault,
+          selfUpdateOr(
+            createSelfUpdateExecutor({
+              db,
+              workspaceRoot,
+              log: log.child({ component: 'self-update' }),
+              models,
+              sandbox,
+              verifyCommands: env.POPAGENT_SELF_UPDATE_CHECKS,
+              checkLimitMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+              redact,
+              mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
+            }),
+            createTaskAttempts(runDeps(partial, log)),
+          ),
+        ),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,
@@ -219,6 +237,7 @@ export async function startComputeHost(
     await resources.tasks.start()
     resources.scheduler.start()
     const docIndexer = startDocIndexer(docsDeps)
+    void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
     let stopping: Promise<void> | undefined
     return {
       resources,

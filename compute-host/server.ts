@@ -26,6 +26,7 @@ import { exportSession } from './export/session-export.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 import { VaultUnavailable } from '../runtime/secrets/errors.ts'
+import { reconcileSelfUpdate } from './self-update/reconcile.ts'
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
@@ -104,6 +105,8 @@ export function createHostApp($: HostResources, token: string) {
       await $.vault.remove(id)
       return { deleted: id }
     },
+    autonomyReconcile: () =>
+      reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

@@ -24,6 +24,7 @@ import { secrets } from './routes/secrets.ts'
 import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
+import { autonomy } from './routes/autonomy.ts'
 import { tasks } from './routes/tasks.ts'
 import { turns } from './routes/turns.ts'
 
@@ -64,6 +65,7 @@ export const api = new Hono<AppEnv>()
   .route('/hooks', hooks)
   .route('/sessions', sessionHooks)
   .route('/tasks', taskHooks)
+  .route('/autonomy', autonomy)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

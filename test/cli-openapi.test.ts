@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { describe, test } from 'node:test'
+import { automationReconcile } from '../cli/commands/autonomy.ts'
 import { repoBrief } from '../cli/commands/repo-brief.ts'
 import { schedules } from '../cli/commands/schedules.ts'
 import { task, taskResolve, tasks } from '../cli/commands/tasks.ts'
@@ -23,6 +24,7 @@ const API_VERBS: Record<string, [Verb, string[]]> = {
   tasks: [tasks, []],
   task: [task, ['tsk_00000000000000000000000000']],
   'task-resolve': [taskResolve, ['tsk_00000000000000000000000000', '--evidence', 'done']],
+  'automation-reconcile': [automationReconcile, []],
 }
 
 // Enough of an answer for a verb to reach its next request; anything else is a 404.

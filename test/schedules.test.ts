@@ -140,7 +140,8 @@ describe('cron scheduler', () => {
       await addSchedule(start, '*/15 * * * *', { name: 'twin', maxAttempts: 2 }),
       await addSchedule(start, '*/15 * * * *', { name: 'twin', maxAttempts: 5, model: 'a/b' }),
       await addSchedule(start, '0 * * * *', { workspaceId: otherWorkspace }),
-      await addSchedule(start, '30 9 * * *', { source: 'self-update', maxAttempts: 1 }),
+      // Not self-update: its one-active rule skips occurrences (self-update-one-active.test.ts).
+      await addSchedule(start, '30 9 * * *', { source: 'build-maintenance', maxAttempts: 1 }),
       await addSchedule(start, '0 9 * * 1-5', { source: 'build-maintenance' }),
     ]
     const pair = schedulers(clock.now)

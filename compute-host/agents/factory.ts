@@ -69,6 +69,8 @@ export type BuildOptions = {
    * Mastra asks for it, after the promise settles.
    */
   withheld?: readonly string[] | Promise<readonly string[]>
+  /** Tools the driver gives this run's supervisor alone (a remediation's task tools). */
+  supervisorTools?: Record<string, AnyTool>
 }
 
 /**
@@ -218,9 +220,17 @@ export function createAgentFactory(factoryOptions: {
           }),
         )
       }
+      const built = buildAgent(
+        supervisorRow,
+        skillsOf(supervisorRow.id),
+        unavailableTools,
+        options,
+        run,
+      )
       const supervisor: RunAgent = withLogger(
         new Agent({
-          ...buildAgent(supervisorRow, skillsOf(supervisorRow.id), unavailableTools, options, run),
+          ...built,
+          tools: { ...built.tools, ...options.supervisorTools },
           agents: teamOf(specialists, options.withheld),
           ...(options.memory && { memory: withMemoryLogger(options.memory) }),
         }),

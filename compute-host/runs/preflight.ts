@@ -37,7 +37,7 @@ export function withBrief(
  * workspace tools then give the model instead of failing obscurely.
  */
 export async function repositoryOf(
-  deps: RunDeps,
+  deps: Pick<RunDeps, 'db' | 'workspaceRoot' | 'log'>,
   workspaceId: string,
 ): Promise<{ root?: string; missing?: string }> {
   const workspace = await Workspaces.get(deps.db, workspaceId)

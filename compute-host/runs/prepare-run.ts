@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
-import type { AgentFactory, RunAgents } from '../agents/factory.ts'
+import type { AgentFactory, BuildOptions, RunAgents } from '../agents/factory.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
 import type { Recall } from '../recall/recall.ts'
@@ -83,6 +83,10 @@ export async function prepareRun(
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
     signal?: AbortSignal
+    /** Why this run gets no repository at all (no file tools, shell or brief), when it must not. */
+    withoutRepository?: string
+    /** Tools for this run's supervisor alone, beyond its row's (a remediation's task tools). */
+    supervisorTools?: BuildOptions['supervisorTools']
   },
 ): Promise<PreparedRun> {
   const { db } = deps
@@ -95,7 +99,9 @@ export async function prepareRun(
   ])
   clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
-  const { root: workspaceRoot, missing } = await repositoryOf(deps, input.workspaceId)
+  const { root: workspaceRoot, missing } = input.withoutRepository
+    ? { root: undefined, missing: input.withoutRepository }
+    : await repositoryOf(deps, input.workspaceId)
   clock.lap('workspace')
   // The brief is built while the agents are built and Mastra loads memory; the supervisor's
   // first step waits for it (prepareStep), so it still reaches the first model call.
@@ -128,6 +134,7 @@ export async function prepareRun(
     // A brief ready for implementation withholds the researcher for this run only.
     withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),
     memory: deps.memory.forSettings(memorySettings),
+    ...(input.supervisorTools && { supervisorTools: input.supervisorTools }),
     toolHooks: composeToolHooks([
       guards,
       ...(gate ? [gate.hooks] : []),

@@ -8,8 +8,7 @@ export function runDeps(
     HostResources,
     'databases' | 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
   > &
-    Partial<Pick<HostResources, 'recall'>>,
-    Partial<Pick<HostResources, 'hooks'>>,
+    Partial<Pick<HostResources, 'recall' | 'hooks'>>,
   log: Logger,
 ): RunDeps {
   return {

@@ -1,6 +1,7 @@
 import * as Tasks from '../../runtime/tasks/index.ts'
 import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
 import { TaskFailure } from '../tasks/failure-policy.ts'
+import { remediationTools } from '../tools/remediation-tools.ts'
 import { createActivityLog } from './activity.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import type { RunObserver } from './run-events.ts'
@@ -16,6 +17,8 @@ export class ProcessorTripwire extends Error {
 }
 
 const STEP_TEXT_CHARS = 4_000
+const SELF_UPDATE_REMEDIATION =
+  'a self-update remediation works from the task evidence only; repository changes go through a new self-update run'
 
 /**
  * The task driver of the run path (T10): the task's prompt goes to the supervisor through the
@@ -61,6 +64,12 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
       observers: [transcriptOf(context, deps.redact, () => budgetNow())],
       signal: context.signal,
       budget: { overrides: task.budget, used: task.budgetUsed },
+      // Self-update work changes a repository only inside its contained workflow: its remediation
+      // reads evidence and resolves, and never gets the owner's checkout to write in.
+      ...(task.source === 'self-update' && { withoutRepository: SELF_UPDATE_REMEDIATION }),
+      // A remediation reads and resolves its own parent through tools, never through the CLI.
+      ...(task.kind === 'remediation' &&
+        task.parentTaskId && { supervisorTools: remediationTools(deps.db, task.parentTaskId) }),
     })
     budgetNow = () => run.budget.snapshot()
     // An error Mastra reports only through the callback (a memory processor that met a restarting

@@ -2,6 +2,8 @@ import { and, asc, eq, gt, isNull, lte, min, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { scheduleFires, schedules } from '../../db/schema/index.ts'
 import { createId } from '../../runtime/ids.ts'
+import { AutonomousTaskActive } from '../../runtime/self-update/autonomous-slot.ts'
+import * as Settings from '../../runtime/settings/index.ts'
 import { enqueue } from '../../runtime/tasks/index.ts'
 import type { Logger } from '../log.ts'
 import { countBetween, latestUpTo, nextAfter, parseCron, type CronOptions } from './cron.ts'
@@ -97,7 +99,7 @@ export function createScheduler(options: {
           continue
         }
         if (plan.occurrence) {
-          if (await fire(tx, schedule, plan.occurrence)) fired++
+          if (await fireGated(tx, schedule, plan.occurrence, log)) fired++
           if (plan.skipped > 0) {
             log.warn('schedule caught up: fired only the latest overdue occurrence', {
               scheduleId: schedule.id,
@@ -185,6 +187,36 @@ function planFor(
   const latest = latestUpTo(cron, at)
   if (!latest || latest <= due) return { occurrence: due, skipped: 0, next }
   return { occurrence: latest, skipped: 1 + countBetween(cron, due, latest, SKIP_COUNT_CAP), next }
+}
+
+/**
+ * A self-update occurrence fires only while the autonomy settings allow it (reread in this
+ * transaction) and no self-update task is active anywhere; otherwise it is skipped, said in the
+ * log, and the schedule moves on to its next occurrence. Other sources fire as they are.
+ */
+async function fireGated(
+  tx: Db,
+  schedule: ScheduleRow,
+  occurrence: Date,
+  log: Logger,
+): Promise<boolean> {
+  if (schedule.source !== 'self-update') return fire(tx, schedule, occurrence)
+  const skip = (reason: string) => {
+    log.info('self-update occurrence skipped', {
+      scheduleId: schedule.id,
+      occurrenceAt: occurrence.toISOString(),
+      reason,
+    })
+    return false
+  }
+  if (!(await Settings.autonomy.get(tx)).selfUpdateEnabled) return skip('self-update is off')
+  try {
+    // A savepoint: the refused occurrence leaves no fire row and the pass goes on.
+    return await tx.transaction((savepoint) => fire(savepoint, schedule, occurrence))
+  } catch (error) {
+    if (error instanceof AutonomousTaskActive) return skip('a self-update task is already active')
+    throw error
+  }
 }
 
 /**

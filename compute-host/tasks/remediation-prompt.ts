@@ -2,8 +2,8 @@ import type { TaskRow } from '../../runtime/tasks/index.ts'
 
 /**
  * What a remediation task is asked to do about its permanently failed parent: how it ended, the
- * original request, the workflow evidence, and the one command that resolves the parent (only on
- * concrete evidence, never on a report of success).
+ * original request, the workflow evidence, and the tools that read it in full and resolve the parent
+ * (only on concrete evidence, never on a report of success).
  */
 export function remediationPrompt(parent: TaskRow, transcript: string[]): string {
   return [
@@ -19,9 +19,9 @@ export function remediationPrompt(parent: TaskRow, transcript: string[]): string
       : 'Workflow evidence: the task recorded no transcript.',
     ...transcript,
     '',
-    `Look the task up exactly with \`popagent task ${parent.id}\` and investigate why it failed.`,
-    'Finish the original request if you can. Only when concrete evidence proves the original',
-    `request is satisfied, run \`popagent task-resolve ${parent.id} --evidence "<what proves it>"\`.`,
-    'A report of success alone does not resolve the parent task.',
+    `Read task ${parent.id} in full with your task-evidence tool (what \`popagent task ${parent.id}\``,
+    'shows an operator) and investigate why it failed. Finish the original request if you can.',
+    'Only when concrete evidence proves the original request is satisfied, resolve the task with',
+    'your task-resolve tool, giving that evidence. A report of success alone does not resolve it.',
   ].join('\n')
 }

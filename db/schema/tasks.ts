@@ -85,6 +85,12 @@ export const tasks = pgTable(
     uniqueIndex('popagent_agent_tasks_remediation_parent_idx')
       .on(t.parentTaskId)
       .where(sql`${t.kind} = 'remediation'`),
+    // One self-update task active across all hosts (issue 24, migration 0013).
+    uniqueIndex('popagent_agent_tasks_one_autonomous')
+      .on(sql`(true)`)
+      .where(
+        sql`${t.source} = 'self-update' and ${t.state} in ('queued', 'running', 'cancelling')`,
+      ),
     check('popagent_agent_tasks_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
     check('popagent_agent_tasks_state', sql`${t.state} in ${inList(TASK_STATES)}`),
     check('popagent_agent_tasks_kind', sql`${t.kind} in ${inList(TASK_KINDS)}`),
@@ -136,6 +142,10 @@ export const schedules = pgTable(
     index('popagent_agent_schedules_due_idx')
       .on(t.nextRunAt)
       .where(sql`${t.enabled}`),
+    // One system self-update schedule per workspace (issue 24, migration 0013).
+    uniqueIndex('popagent_agent_schedules_one_self_update')
+      .on(t.workspaceId)
+      .where(sql`${t.source} = 'self-update'`),
     check('popagent_agent_schedules_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
     check('popagent_agent_schedules_max_attempts', sql`${t.maxAttempts} between 1 and 100`),
   ],

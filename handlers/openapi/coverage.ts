@@ -13,6 +13,7 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/sessions/:id/turns/:turnId/undo': 'undoes the turn the path names, once',
   'POST /api/workspaces/:id/docs/import':
     "imports the Markdown of the workspace's own repository; the path names everything",
+  'POST /api/autonomy/reconcile': 'reconciles every workspace; there is nothing to choose',
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
 import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
+import { ReconcileReport } from './autonomy.ts'
 import { ChatRequest } from './chat.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
@@ -260,6 +261,14 @@ export const hostRoutes = {
     // The longest hook timeout, plus the kill grace and the audit writes.
     timeoutMs: 75_000,
     does: 'test-run the hook',
+  },
+  /** Self-update eligibility per workspace and its one system schedule (issue 24, S1). */
+  autonomyReconcile: {
+    method: 'POST',
+    path: '/internal/autonomy/reconcile',
+    output: ReconcileReport,
+    timeoutMs: 60_000,
+    does: 'reconcile the self-update schedules',
   },
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { BudgetLimits } from './settings.ts'
 import { Line, MAX_PROMPT_CHARS, ModelId, Prompt, Title } from './fields.ts'
 import { TASK_KINDS, TASK_SOURCES, TASK_STATES } from '../../db/task-enums.ts'
+import { PHASE_STATES, WORKFLOW_PHASES } from '../../db/self-update-enums.ts'
 import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
 
 export const TaskState = z.enum(TASK_STATES)
@@ -109,7 +110,18 @@ export const TaskListQuery = z.strictObject({
 /** `GET /api/tasks/:id/workflow`: phases (self-update work only) and the activity transcript. */
 export const TaskWorkflow = z.object({
   task: Task,
-  phases: z.array(z.object({ name: z.string(), state: z.string(), evidence: z.string() })),
+  phases: z.array(
+    z.object({
+      name: z.enum(WORKFLOW_PHASES),
+      attempt: z.number().int(),
+      state: z.enum(PHASE_STATES),
+      evidence: z.string(),
+      output: z.record(z.string(), z.unknown()).nullable(),
+      error: z.string().nullable(),
+      startedAt: z.string(),
+      finishedAt: z.string().nullable(),
+    }),
+  ),
   activity: z.array(TaskActivityRecord),
 })
 export type TaskWorkflow = z.infer<typeof TaskWorkflow>

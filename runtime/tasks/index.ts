@@ -11,6 +11,8 @@ import type {
   TaskWorkflow,
 } from '../contracts/tasks.ts'
 import { createId } from '../ids.ts'
+import { latestPhases } from '../self-update/phase-store.ts'
+import { AutonomousTaskActive, isAutonomousSlotTaken } from '../self-update/autonomous-slot.ts'
 import { WorkspaceNotFound } from '../sessions/errors.ts'
 import { assertExists } from '../workspaces/index.ts'
 import { TASK_CANCEL_CHANNEL } from './notify-topics.ts'
@@ -90,11 +92,20 @@ export type NewTask = {
  * NOTIFY is delivered on commit.
  */
 export async function enqueue(db: Db, input: NewTask): Promise<TaskRow> {
-  const [row] = await db
-    .insert(tasks)
-    .values({ ...input, id: input.id ?? createId('task') })
-    .returning()
-  return row!
+  const insert = async (tx: Db) => {
+    const [row] = await tx
+      .insert(tasks)
+      .values({ ...input, id: input.id ?? createId('task') })
+      .returning()
+    return row!
+  }
+  if (input.source !== 'self-update') return insert(db)
+  // A self-update task may meet the one-active index: in a savepoint, so the caller's transaction
+  // (a schedule pass) survives the refusal and can skip the occurrence.
+  return db.transaction(insert).catch((error: unknown) => {
+    if (isAutonomousSlotTaken(error)) throw new AutonomousTaskActive(undefined, { cause: error })
+    throw error
+  })
 }
 
 /** A task from the API: source `user`, in a registered workspace (and session, when named). */
@@ -265,8 +276,8 @@ export async function activity(db: Db, id: string): Promise<TaskActivityRecord[]
   }))
 }
 
-/** The workflow view: self-update phases arrive with the self-update issue; ordinary work has none. */
+/** The workflow view: a self-update task's phases (latest attempt); ordinary work has none. */
 export async function workflow(db: Db, id: string): Promise<TaskWorkflow> {
   const task = await get(db, id)
-  return { task, phases: [], activity: await activity(db, id) }
+  return { task, phases: await latestPhases(db, id), activity: await activity(db, id) }
 }

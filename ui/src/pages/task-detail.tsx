@@ -24,6 +24,7 @@ import {
 } from '../queries/tasks.ts'
 import { ActivityItem } from '../tasks/activity-item.tsx'
 import { ResolveForm } from '../tasks/resolve-form.tsx'
+import { WorkflowPhases } from '../tasks/workflow-phases.tsx'
 import './admin.css'
 
 const CANCELLABLE: readonly TaskState[] = CANCELLABLE_TASK_STATES
@@ -201,6 +202,10 @@ export default function TaskDetail() {
                 )}
               </Show>
             </div>
+
+            <Show when={(workflow.data()?.phases.length ?? 0) > 0}>
+              <WorkflowPhases phases={workflow.data()!.phases} />
+            </Show>
 
             <div class="card stack">
               <h2>Transcript</h2>
