@@ -12,6 +12,7 @@ import { benchChatTurn } from './chat-turn.ts'
 import { benchColdStart } from './cold-start.ts'
 import { benchCronLateness } from './cron-lateness.ts'
 import { benchFootprint } from './footprint.ts'
+import { benchRecall } from './recall.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
@@ -29,6 +30,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
   footprint: benchFootprint,
+  recall: benchRecall,
 }
 
 const quick = process.argv.includes('--quick')

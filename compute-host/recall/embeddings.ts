@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { rowsOf } from '../../db/rows.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
+import { ensureVectorIndex } from './vector-index.ts'
 
 const BATCH = 64
 
@@ -38,6 +39,7 @@ export async function embedPending(db: Db, embed: Embed, model: string): Promise
       )
       if (pending.length === 0) return 0
       const vectors = await embed(pending.map((p) => p.content))
+      await ensureVectorIndex(tx as unknown as Db, model, vectors[0]!.length)
       const rows = pending.map((item, at) => [item.id, `[${vectors[at]!.join(',')}]`])
       await tx.execute(sql`
         insert into popagent_recall_vectors (item_id, model, embedding)
