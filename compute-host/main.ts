@@ -23,6 +23,7 @@ import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRecall } from './recall/recall.ts'
+import { startFactRetention } from './recall/retention-loop.ts'
 import { createMemorySearchTool } from './tools/memory-search.ts'
 import { createRetainFactTool } from './tools/retain-fact.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
@@ -194,6 +195,7 @@ export async function startComputeHost(
     log.info('compute host listening', { url: server.url })
     await resources.tasks.start()
     resources.scheduler.start()
+    const retention = startFactRetention(db, log.child({ component: 'memories' }))
     let stopping: Promise<void> | undefined
     return {
       resources,
@@ -202,6 +204,7 @@ export async function startComputeHost(
       migration,
       stop: () =>
         (stopping ??= (async () => {
+          retention.stop()
           await resources.scheduler.stop()
           await resources.tasks.stop()
           await server.close()
