@@ -13,6 +13,7 @@ import { benchColdStart } from './cold-start.ts'
 import { benchCronLateness } from './cron-lateness.ts'
 import { benchDocsRetrieval } from './docs-retrieval.ts'
 import { benchFootprint } from './footprint.ts'
+import { benchRecall } from './recall.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
@@ -31,6 +32,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'cold-start': benchColdStart,
   footprint: benchFootprint,
   'docs-retrieval': benchDocsRetrieval,
+  recall: benchRecall,
 }
 
 const quick = process.argv.includes('--quick')

@@ -25,6 +25,7 @@ import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
 import { checkSandbox } from './workspaces/sandbox-check.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
 import { createRecall } from './recall/recall.ts'
+import { startFactRetention } from './recall/retention-loop.ts'
 import { createMemorySearchTool } from './tools/memory-search.ts'
 import { createRetainFactTool } from './tools/retain-fact.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
@@ -238,6 +239,7 @@ export async function startComputeHost(
     resources.scheduler.start()
     const docIndexer = startDocIndexer(docsDeps)
     void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
+    const retention = startFactRetention(db, log.child({ component: 'memories' }))
     let stopping: Promise<void> | undefined
     return {
       resources,
@@ -246,6 +248,7 @@ export async function startComputeHost(
       migration,
       stop: () =>
         (stopping ??= (async () => {
+          retention.stop()
           await resources.scheduler.stop()
           await docIndexer.stop()
           await resources.tasks.stop()

@@ -14,7 +14,7 @@ import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
-import { until } from './support/until.ts'
+import { until, waitFor } from './support/until.ts'
 
 const FACT = 'the staging database listens on port 6543 behind pgbouncer-zq7'
 
@@ -122,6 +122,26 @@ describe('cross-session recall', () => {
     } finally {
       stack.gateway.failEmbeddings(undefined)
     }
+  })
+
+  test('a task gets the same recall block before its first step', async () => {
+    const api = typedClient(stack.edge()).api
+    const prompt = 'Check which port the staging database listens on'
+    await okJson(await api.tasks.$post({ json: { workspaceId: 'wsp_default', prompt } }), 201)
+    const request = await waitFor(
+      () =>
+        stack.gateway.requests.find(
+          (r) =>
+            r.path === '/v1/chat/completions' &&
+            roleOf(r) === 'orchistrator' &&
+            JSON.stringify(messagesOf(r)).includes(prompt),
+        ),
+      30_000,
+      "the task's first model request",
+    )
+    const block = recallBlocks(request)[0] ?? ''
+    assert.match(block, /port 6543 behind pgbouncer-zq7/)
+    assert.match(block, new RegExp(`session ${factSession}`))
   })
 
   test('with recall off nothing is injected and nothing is embedded for the turn', async () => {

@@ -50,12 +50,10 @@ export function createRecall(deps: {
   models: GatewayModels
   log: Logger
   redact: (text: string) => string
-  /** A stand-in embedder (the bench's); the gateway's otherwise. */
-  embedder?: (model: string) => Embed
 }): Recall {
   const { db, log } = deps
   const vectors = createOnce(() => hasVectorTable(db))
-  const embedderOf = deps.embedder ?? ((model: string) => gatewayEmbedder(deps.models, model))
+  const embedderOf = (model: string): Embed => gatewayEmbedder(deps.models, model)
   let catching: Promise<void> | undefined
 
   const catchUp: Recall['catchUp'] = (settings) => {

@@ -4,8 +4,10 @@ import { rowsOf } from '../../db/rows.ts'
 import type { RecallKind } from '../../db/memory-enums.ts'
 import type { Candidate } from './candidates.ts'
 import { STOPWORDS } from './stopwords.ts'
+import { distance, literal } from './vector-index.ts'
 
 const LEG_LIMIT = 50
+const VECTOR_LIMIT = 40
 
 type Raw = {
   id: string
@@ -70,16 +72,24 @@ export async function searchVector(
   model: string,
   excludeSession?: string,
 ): Promise<Candidate[]> {
-  const literal = `[${vector.join(',')}]`
+  const d = distance(model, vector)
+  // HNSW yields at most hnsw.ef_search rows (40 by default); asking for no more keeps this one
+  // statement, where raising it would take a transaction and three more round trips.
   const result = await db.execute(sql`
+    with near as (
+      select v.item_id, ${d} as distance
+      from popagent_recall_vectors v
+      join popagent_recall_items i on i.id = v.item_id
+      where v.model = ${literal(model)} and ${notSession(excludeSession)}
+      order by ${d}
+      limit ${VECTOR_LIMIT}
+    )
     select i.id, i.kind, i.content, i.session_id, s.title as session_title, i.memory_id,
-      i.turn_id, i.created_at, 1 - (v.embedding <=> ${literal}::vector) as cosine
-    from popagent_recall_vectors v
-    join popagent_recall_items i on i.id = v.item_id
+      i.turn_id, i.created_at, 1 - near.distance as cosine
+    from near
+    join popagent_recall_items i on i.id = near.item_id
     left join popagent_sessions s on s.id = i.session_id
-    where v.model = ${model} and ${notSession(excludeSession)}
-    order by v.embedding <=> ${literal}::vector, i.id
-    limit ${LEG_LIMIT}`)
+    order by near.distance, i.id`)
   return rowsOf<Raw>(result).map((r, at) => ({
     ...toCandidate(r),
     vectorRank: at + 1,
