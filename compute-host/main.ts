@@ -25,7 +25,7 @@ import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
-import { noopTracer } from './observability/tracer.ts'
+import { createObservability, type Observability } from './observability/observability.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
@@ -70,6 +70,7 @@ export async function startComputeHost(
   const databases = await openDatabases(env, log)
   // Opened inside the try; closed by the catch when start-up fails after it.
   let memory: ThreadMemory | undefined
+  let observability: Observability | undefined
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
     // database that comes up late is retried rather than leaving a poisoned host.
@@ -128,7 +129,13 @@ export async function startComputeHost(
       shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
     })
     const db = databases.application.db
-    const tracer = noopTracer
+    observability = createObservability({
+      handle: databases.observability,
+      log: log.child({ component: 'observability' }),
+      redact,
+      enabled: env.POPAGENT_TRACING === 'on',
+    })
+    const tracer = observability.tracer
     // The production observers; features add theirs to the same registry.
     const observers = createObserverRegistry()
     observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
@@ -163,6 +170,7 @@ export async function startComputeHost(
       }),
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
       tracer,
+      observability,
       observers,
     }
     const server = await listenHost(
@@ -184,11 +192,13 @@ export async function startComputeHost(
           await resources.tasks.stop()
           await server.close()
           await resources.memory.close()
+          await resources.observability.close()
           await databases.close()
         })()),
     }
   } catch (error) {
     await memory?.close().catch(() => {})
+    await observability?.close().catch(() => {})
     await databases.close()
     throw error
   }

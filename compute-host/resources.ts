@@ -12,6 +12,7 @@ import type { SandboxStatus } from './workspaces/sandbox-check.ts'
 import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
+import type { Observability } from './observability/observability.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 
 /**
@@ -49,8 +50,10 @@ export type HostResources = {
   tasks: TaskRunner
   /** Turns due cron occurrences into tasks. */
   scheduler: Scheduler
-  /** Spans for turns, task attempts and their tool calls; records nothing yet. */
+  /** Spans for turns, task attempts and their tool calls, in the observability database. */
   tracer: Tracer
+  /** The observability storage, the queue writing to it, and its health. */
+  observability: Observability
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
 }

@@ -78,6 +78,7 @@ export async function startChatTurn(
     traceId,
     model: route,
     usage: usage.snapshot(),
+    usageByAgent: usage.byAgent(),
     budget: run.budget.snapshot(),
     ...extra,
   })
@@ -112,7 +113,7 @@ export async function startChatTurn(
             if (part.type !== 'finish') return undefined
             const total = (part as { totalUsage?: { inputTokens?: number; outputTokens?: number } })
               .totalUsage
-            if (total) usage.add(route, total)
+            if (total) usage.add(route, total, run.team.supervisor.id)
             return metadata()
           },
         }) as ReadableStream<never>,

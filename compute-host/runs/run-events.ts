@@ -15,6 +15,13 @@ export type RunRef = {
   attempt?: number
 }
 
+/** Tokens one model call (a step) or one delegation used, as the gateway reported them. */
+export type TokenUsage = {
+  inputTokens?: number | undefined
+  outputTokens?: number | undefined
+  cachedInputTokens?: number | undefined
+}
+
 /** The agent an event is about: the supervisor or the specialist it delegated to. */
 export type RunAgent = { agentId: string; agentName: string }
 
@@ -56,6 +63,9 @@ export type RunEvent =
       callId: string
       output?: string
       error?: unknown
+      /** The specialist's model and what it used over the delegation. */
+      model?: string
+      usage?: TokenUsage
     } & RunAgent)
   | ({
       type: 'step'
@@ -65,6 +75,8 @@ export type RunEvent =
       finishReason: string | null
       text: string
       toolCalls: Array<{ tool: string; arguments: unknown }>
+      /** What this step's model call used. */
+      usage?: TokenUsage
     } & RunAgent)
   /** A guard stopped a call: the budget ended, a loop was broken, or delegation is off. */
   | ({

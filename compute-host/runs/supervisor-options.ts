@@ -6,7 +6,7 @@ import type { RunBudget } from './budget.ts'
 import { delegationConfig } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { withBrief, type Preflight } from './preflight.ts'
-import type { RunEvents, RunRef } from './run-events.ts'
+import type { RunEvents, RunRef, TokenUsage } from './run-events.ts'
 import type { UsageMeter } from './usage.ts'
 
 export type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
@@ -74,6 +74,7 @@ export function supervisorOptions(run: {
           tool: call.payload.toolName,
           arguments: call.payload.args,
         })),
+        usage: (result as { usage?: TokenUsage }).usage,
       })
     },
   }

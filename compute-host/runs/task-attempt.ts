@@ -70,7 +70,7 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
         if (streamError) throw streamError
         throw new TaskFailure('unknown', 'the supervisor finished without a final answer')
       }
-      usage.add(run.route, await output.totalUsage)
+      usage.add(run.route, await output.totalUsage, run.team.supervisor.id)
       void context.record({ kind: 'usage', byModel: usage.snapshot() })
       const budget = run.budget.snapshot()
       if (budget.exhausted) {

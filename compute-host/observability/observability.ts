@@ -1,0 +1,73 @@
+import type { DatabaseHandle } from '../database/handle.ts'
+import type { Logger } from '../log.ts'
+import { createExportQueue } from './export-queue.ts'
+import { createStoreTracer } from './store-tracer.ts'
+import { openSpanStore } from './span-store.ts'
+import { noopTracer } from './tracer.ts'
+
+const INIT_RETRY_MS = 10_000
+
+/**
+ * The host's observability: Mastra's storage on the observability database, the export queue in
+ * front of it and the tracer the run path writes to. Start never waits for the storage: its
+ * `init()` (tables, the day partitions ahead) runs in the background and is retried until it
+ * succeeds, and until then records are dropped and counted. A host whose observability database
+ * is down serves turns and tasks all the same; health says what is missing.
+ */
+export function createObservability(options: {
+  handle: DatabaseHandle
+  log: Logger
+  redact: (text: string) => string
+  enabled?: boolean
+  flushMs?: number
+}) {
+  const { log } = options
+  const store = openSpanStore(options.handle)
+  let ready = false
+  let initError: string | undefined
+  let stopped = false
+  let retry: NodeJS.Timeout | undefined
+  const queue = createExportQueue({
+    storage: store.storage,
+    ready: () => ready,
+    log,
+    ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
+  })
+  const init = async (): Promise<void> => {
+    try {
+      await store.storage.init()
+      ready = true
+      initError = undefined
+    } catch (error) {
+      initError = error instanceof Error ? error.message : String(error)
+      log.warn('observability storage unavailable; retrying', { error, retryMs: INIT_RETRY_MS })
+      if (stopped) return
+      retry = setTimeout(() => void init(), INIT_RETRY_MS)
+      retry.unref()
+    }
+  }
+  const initialised = init()
+  const enabled = options.enabled ?? true
+  return {
+    storage: store.storage,
+    queue,
+    tracer: enabled ? createStoreTracer({ queue, redact: options.redact }) : noopTracer,
+    /** Resolves once the first `init()` attempt is over, whatever its outcome. */
+    initialised,
+    health: () => ({
+      tracing: enabled,
+      storageReady: ready,
+      ...(initError && { error: options.redact(initError) }),
+      ...queue.stats(),
+    }),
+    async close() {
+      stopped = true
+      clearTimeout(retry)
+      await initialised
+      await queue.close()
+      await store.close()
+    },
+  }
+}
+
+export type Observability = ReturnType<typeof createObservability>
