@@ -26,6 +26,7 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostResources } from './resources.ts'
 import { createScheduler } from './schedules/scheduler.ts'
 import { createObservability, type Observability } from './observability/observability.ts'
+import { forwardingLogger } from './observability/log-forwarder.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
@@ -136,15 +137,17 @@ export async function startComputeHost(
       enabled: env.POPAGENT_TRACING === 'on',
     })
     const tracer = observability.tracer
+    // Lines about a run or a request are also stored, queryable by trace and request id.
+    const hostLog = forwardingLogger(log, observability.queue, redact)
     // The production observers; features add theirs to the same registry.
     const observers = createObserverRegistry()
-    observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
+    observers.addRunObserver(runLogObserver(hostLog.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
-    observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
+    observers.addTaskObserver(taskLogObserver(hostLog.child({ component: 'tasks' })))
     const partial = { databases, workspaceRoot, agents, memory, redact, redactor, observers }
     const resources: HostResources = {
       env,
-      log,
+      log: hostLog,
       databases,
       gateway: createGatewayProbe(gateway),
       catalog: createModelCatalog(gateway),
@@ -159,7 +162,7 @@ export async function startComputeHost(
       agents,
       tasks: createTaskRunner({
         handle: databases.application,
-        execute: createTaskAttempts(runDeps(partial, log)),
+        execute: createTaskAttempts(runDeps(partial, hostLog)),
         timing: () => taskTiming(db),
         log: log.child({ component: 'tasks' }),
         redact,

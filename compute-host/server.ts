@@ -39,7 +39,12 @@ export function createHostApp($: HostResources, token: string) {
     models: () => $.catalog.read(),
     chat: async (request, c) => {
       return createUIMessageStreamResponse({
-        stream: await startChatTurn(runDeps($, c.var.log), request, c.req.raw.signal),
+        stream: await startChatTurn(
+          runDeps($, c.var.log),
+          request,
+          c.req.raw.signal,
+          c.var.requestId,
+        ),
       })
     },
     resolveWorkspace: async (body) => {

@@ -16,6 +16,7 @@ import { json } from './support/app.ts'
 import { roleOf, toolResultsOf, userMessage } from './support/chat.ts'
 import type { RecordedRequest, ScriptedGateway } from './support/scripted-gateway.ts'
 import { readUiStream } from './support/ui-stream.ts'
+import { until } from './support/until.ts'
 
 export const TRACE_MODEL = 'remote/shared'
 const CANARY = 'sk-canaryCANARYcanary0123456789'
@@ -64,7 +65,7 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
     })
     after(() => stack?.close())
 
-    async function turn() {
+    async function turn(requestId?: string) {
       const created = await stack.request('/api/sessions', json({}, { method: 'POST' }))
       const sessionId = ((await created.json()) as { id: string }).id
       stack.gateway.respondWith(script)
@@ -77,7 +78,7 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
             model: TRACE_MODEL,
             message: userMessage('trace me'),
           },
-          { method: 'POST' },
+          { method: 'POST', ...(requestId && { headers: { 'x-request-id': requestId } }) },
         ),
       )
       const chunks = await readUiStream(res)
@@ -152,6 +153,74 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
         filters: { traceId: metadata.traceId },
       })
       assert.equal(output.value, 57)
+    })
+
+    test("a task's attempts are each a trace, under the ids the task reports", async () => {
+      const host = stack.host()
+      const stops: Array<{ traceId: string; attempt: number; outcome: string }> = []
+      let outage = true
+      const remove = host.resources.observers.addTaskObserver((event) => {
+        if (event.type !== 'TaskStop') return
+        stops.push({ traceId: event.traceId, attempt: event.attempt, outcome: event.outcome })
+        if (event.willRetry) outage = false
+      })
+      stack.gateway.respondWith(() =>
+        outage ? { status: 503, message: 'gateway away' } : { text: 'task finished' },
+      )
+      try {
+        const res = await stack.request(
+          '/api/tasks',
+          json({ workspaceId: 'wsp_default', prompt: 'trace this task' }, { method: 'POST' }),
+        )
+        assert.equal(res.status, 201, await res.clone().text())
+        const taskId = ((await res.json()) as { id: string }).id
+        await until(() => stops.some((s) => s.outcome === 'completed'), 60_000, 'completed')
+        await host.resources.observability.queue.flush()
+        assert.deepEqual(
+          stops.map((s) => [s.attempt, s.outcome]),
+          [
+            [1, 'failed'],
+            [2, 'completed'],
+          ],
+        )
+        const row = (await (await stack.request(`/api/tasks/${taskId}`)).json()) as {
+          traceId: string
+        }
+        assert.equal(row.traceId, stops[1]!.traceId, 'the task reports its last trace')
+        assert.notEqual(stops[0]!.traceId, stops[1]!.traceId)
+        for (const [i, stop] of stops.entries()) {
+          const trace = await host.resources.observability.storage.getTrace({
+            traceId: stop.traceId,
+          })
+          assert.ok(trace, `attempt ${stop.attempt} has a trace`)
+          const root = trace.spans.find((s) => !s.parentSpanId)
+          assert.equal(root?.name, 'task')
+          assert.equal(root?.attributes?.taskId, taskId)
+          assert.equal(root?.attributes?.attempt, stop.attempt)
+          assert.equal(root?.error ? 'failed' : 'completed', i === 0 ? 'failed' : 'completed')
+        }
+      } finally {
+        remove()
+        stack.gateway.respondWith(undefined)
+      }
+    })
+
+    test("a turn's log lines are found by its trace id and by the edge's request id", async () => {
+      const requestId = `req-${Date.now()}`
+      const { metadata } = await turn(requestId)
+      const { storage } = stack.host().resources.observability
+      const root = (await storage.getTrace({ traceId: metadata.traceId }))?.spans.find(
+        (s) => !s.parentSpanId,
+      )
+      assert.equal(root?.requestId, requestId, 'the trace names the request that started it')
+      const byTrace = await storage.listLogs({ filters: { traceId: metadata.traceId } })
+      const messages = byTrace.logs.map((l) => l.message)
+      assert.ok(messages.includes('run started') && messages.includes('run ended'), `${messages}`)
+      // The stack's default workspace has no checkout: the run's own warning joins its trace.
+      assert.ok(messages.includes('workspace directory unavailable for this run'), `${messages}`)
+      const byRequest = await storage.listLogs({ filters: { requestId } })
+      assert.ok(byRequest.logs.length >= 2, 'the same lines by request id')
+      for (const line of byRequest.logs) assert.equal(line.traceId, metadata.traceId, line.message)
     })
 
     test('nothing of observability is stored in the application database', async () => {

@@ -29,6 +29,7 @@ export async function startChatTurn(
   deps: RunDeps,
   request: ChatRequest,
   signal: AbortSignal,
+  requestId?: string,
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
   const startedAt = Date.now()
@@ -40,6 +41,8 @@ export async function startChatTurn(
   }
   const turnId = createId('turn')
   const traceId = randomBytes(16).toString('hex')
+  // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
+  deps = { ...deps, log: deps.log.child({ traceId }) }
   const usage = createUsageMeter()
   // Activity parts wait here until the stream is open (the brief is reported while preparing).
   const early: ActivityPart[] = []
@@ -55,7 +58,13 @@ export async function startChatTurn(
     workspaceId: session.workspaceId,
   })
   const run = await prepareRun(deps, {
-    run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
+    run: {
+      kind: 'chat',
+      runId: turnId,
+      traceId,
+      sessionId: session.id,
+      ...(requestId && { requestId }),
+    },
     startedAt,
     workspaceId: session.workspaceId,
     query: textOf(request.message),

@@ -13,6 +13,8 @@ export type RunRef = {
   sessionId?: string
   taskId?: string
   attempt?: number
+  /** The edge's request id of the request that started the run (a chat turn's). */
+  requestId?: string
 }
 
 /** Tokens one model call (a step) or one delegation used, as the gateway reported them. */

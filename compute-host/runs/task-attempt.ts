@@ -23,8 +23,10 @@ const STEP_TEXT_CHARS = 4_000
  * PostgreSQL, delegation and tool hooks, recall, step bounds, final-response guard, run events).
  * The memory thread is the task's session when it has one, otherwise one thread per task.
  */
-export function createTaskAttempts(deps: RunDeps): TaskExecutor {
+export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
   return async (task, context) => {
+    // Every line the attempt logs names its trace, so the trace finds them (log-forwarder.ts).
+    const deps = { ...hostDeps, log: hostDeps.log.child({ traceId: context.traceId }) }
     const usage = createUsageMeter()
     // Steps are recorded with the budget used so far (the task page shows it as the run goes).
     let budgetNow = (): unknown => undefined

@@ -124,6 +124,7 @@ function start(tracer: Tracer, event: Extract<RunEvent, { type: 'run-start' }>):
       sessionId: run.sessionId,
       taskId: run.taskId,
       attempt: run.attempt,
+      requestId: run.requestId,
     },
     { kind: 'run', startedAt: event.preparation.startedAt },
   )
