@@ -13,6 +13,7 @@ import { loggableError } from '../runtime/pg-errors.ts'
 import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
+import { observabilityHandlers } from './observability/host-handlers.ts'
 import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
 import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostResources } from './resources.ts'
@@ -71,6 +72,7 @@ export function createHostApp($: HostResources, token: string) {
     cronTimezone: () => ({ timezone: serverTimezone() }),
     turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
     undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    ...observabilityHandlers($),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

@@ -15,6 +15,7 @@ import { chat } from './routes/chat.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { health } from './routes/health.ts'
 import { models } from './routes/models.ts'
+import { observability } from './routes/observability.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
@@ -52,6 +53,7 @@ export const api = new Hono<AppEnv>()
   .route('/schedules', schedules)
   .route('/tasks', tasks)
   .route('/settings', settings)
+  .route('/observability', observability)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

@@ -223,6 +223,107 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
       for (const line of byRequest.logs) assert.equal(line.traceId, metadata.traceId, line.message)
     })
 
+    test('the API totals usage and cost per session and agent, from an owner-set price', async () => {
+      const { sessionId, metadata } = await turn()
+      const get = async (path: string) => {
+        const res = await stack.request(path)
+        assert.equal(res.status, 200, await res.clone().text())
+        return (await res.json()) as any
+      }
+      // Unpriced: tokens only.
+      const unpriced = await get(`/api/observability/usage?groupBy=session&sessionId=${sessionId}`)
+      assert.deepEqual(unpriced.rows, [
+        {
+          key: sessionId,
+          model: TRACE_MODEL,
+          inputTokens: 518,
+          outputTokens: 57,
+          cachedInputTokens: 0,
+          costUsd: null,
+        },
+      ])
+      assert.deepEqual(unpriced.totals.unpricedModels, [TRACE_MODEL])
+      const price = await stack.request(
+        '/api/observability/prices',
+        json(
+          {
+            model: TRACE_MODEL,
+            inputUsdPerMtok: 3,
+            outputUsdPerMtok: 15,
+            cacheReadUsdPerMtok: 0.3,
+            effectiveFrom: new Date(Date.now() - 60_000).toISOString(),
+          },
+          { method: 'PUT' },
+        ),
+      )
+      assert.equal(price.status, 200, await price.clone().text())
+      const bySession = await get(`/api/observability/usage?groupBy=session&sessionId=${sessionId}`)
+      // 518 in at $3/Mtok, 57 out at $15/Mtok.
+      assert.equal(bySession.totals.costUsd, 0.002409)
+      const byAgent = await get(
+        `/api/observability/usage?groupBy=agent&traceId=${metadata.traceId}`,
+      )
+      assert.deepEqual(
+        byAgent.rows.map((r: any) => [r.key, r.inputTokens, r.outputTokens, r.costUsd]),
+        [
+          ['orchistrator', 500, 50, 0.00225],
+          ['researcher', 18, 7, 0.000159],
+        ],
+      )
+      const byDay = await get(`/api/observability/usage?groupBy=day&sessionId=${sessionId}`)
+      assert.equal(byDay.rows.length, 1)
+      assert.equal(byDay.rows[0].key, new Date().toISOString().slice(0, 10))
+      assert.equal(byDay.rows[0].inputTokens, 518)
+      const prices = await get('/api/observability/prices')
+      assert.equal(prices.prices[0].model, TRACE_MODEL)
+    })
+
+    test('traces, one trace, logs, feedback and health through the API', async () => {
+      const { sessionId, metadata } = await turn()
+      const list = (await (
+        await stack.request(`/api/observability/traces?sessionId=${sessionId}`)
+      ).json()) as any
+      assert.deepEqual(
+        list.traces.map((t: any) => [t.traceId, t.name, t.status]),
+        [[metadata.traceId, 'turn', 'ok']],
+      )
+      const byAgent = (await (
+        await stack.request('/api/observability/traces?agentId=researcher&limit=200')
+      ).json()) as any
+      assert.ok(byAgent.traces.some((t: any) => t.traceId === metadata.traceId))
+      const trace = (await (
+        await stack.request(`/api/observability/traces/${metadata.traceId}`)
+      ).json()) as any
+      assert.equal(trace.spans[0].name, 'turn')
+      const tool = trace.spans.find((s: any) => s.type === 'tool_call')
+      assert.match(tool.input, /popagent tracing/)
+      const missing = await stack.request(`/api/observability/traces/${'f'.repeat(32)}`)
+      assert.equal(missing.status, 404)
+      const bad = await stack.request('/api/observability/traces/not-a-trace')
+      assert.equal(bad.status, 400)
+      const logs = (await (
+        await stack.request(`/api/observability/logs?traceId=${metadata.traceId}`)
+      ).json()) as any
+      assert.ok(logs.logs.some((l: any) => l.message === 'run ended'))
+      const sent = await stack.request(
+        '/api/observability/feedback',
+        json(
+          { traceId: metadata.traceId, value: 'down', comment: `wrong ${CANARY}`, sessionId },
+          { method: 'POST' },
+        ),
+      )
+      assert.equal(sent.status, 201, await sent.clone().text())
+      const feedback = (await (await stack.request('/api/observability/feedback')).json()) as any
+      const mine = feedback.feedback.find((f: any) => f.traceId === metadata.traceId)
+      assert.equal(mine.value, 'down')
+      assert.equal(mine.sessionId, sessionId)
+      assert.match(mine.comment, /^wrong /)
+      assert.doesNotMatch(mine.comment, /sk-canary/)
+      const health = (await (await stack.request('/api/observability/health')).json()) as any
+      assert.equal(health.storageReady, true)
+      assert.ok(health.written > 0)
+    })
+
     test('nothing of observability is stored in the application database', async () => {
       const tables = await stack.applicationTables()
       assert.ok(tables.length > 0)

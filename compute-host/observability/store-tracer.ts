@@ -116,6 +116,15 @@ function spanRecord(span: {
     ...(span.kind === 'tool' &&
       typeof tool === 'string' && { entityType: EntityType.TOOL, entityName: tool }),
     attributes: definedOnly({ agentId, agentName, tool, ...rest }),
+    // A root says which run it is, where a trace list can filter on it.
+    ...(!span.parentSpanId && {
+      metadata: definedOnly({
+        kind: rest.kind,
+        taskId: rest.taskId,
+        attempt: rest.attempt,
+        workspaceId: rest.workspaceId,
+      }),
+    }),
   }
 }
 

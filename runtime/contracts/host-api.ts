@@ -9,6 +9,7 @@ import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
+import { observabilityHostRoutes } from './observability-host-routes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -157,6 +158,7 @@ export const hostRoutes = {
     timeoutMs: 120_000,
     does: 'undo the turn',
   },
+  ...observabilityHostRoutes,
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
 
