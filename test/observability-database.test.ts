@@ -30,7 +30,11 @@ import { startComputeHost } from '../compute-host/main.ts'
 import { createDatabaseOnServer } from './support/database.ts'
 import { runCli } from './support/process.ts'
 
-const OBSERVABILITY_TABLES = ['popagent_model_prices', 'popagent_obs_retention_runs']
+const OBSERVABILITY_TABLES = [
+  'popagent_model_prices',
+  'popagent_obs_retention_runs',
+  'popagent_obs_retention_settings',
+]
 const MIGRATION_COUNT = (
   JSON.parse(readFileSync(join(OBSERVABILITY_MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
     entries: unknown[]

@@ -11,6 +11,9 @@ import {
   INPUT_TOKENS_METRIC,
   OUTPUT_TOKENS_METRIC,
 } from '../compute-host/observability/store-tracer.ts'
+import { SpanType } from '@mastra/core/observability'
+import { sql } from 'drizzle-orm'
+import { runRetention } from '../compute-host/observability/retention.ts'
 import { AssistantMetadata } from '../runtime/contracts/chat.ts'
 import { json } from './support/app.ts'
 import { roleOf, toolResultsOf, userMessage } from './support/chat.ts'
@@ -322,6 +325,62 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
       const health = (await (await stack.request('/api/observability/health')).json()) as any
       assert.equal(health.storageReady, true)
       assert.ok(health.written > 0)
+    })
+
+    test('retention: a shortened setting drops a filled past day, keeps today, and is recorded', async () => {
+      const host = stack.host()
+      const { storage } = host.resources.observability
+      const db = host.resources.databases.observability.db
+      // A day partition five days back holding one span (Mastra keeps only yesterday on).
+      const day = new Date(Date.now() - 5 * 86_400_000)
+      const ymd = day.toISOString().slice(0, 10)
+      const next = new Date(Date.parse(ymd) + 86_400_000).toISOString().slice(0, 10)
+      await db.execute(
+        sql.raw(
+          `create table mastra_span_events_p${ymd.replaceAll('-', '')} partition of mastra_span_events for values from ('${ymd} 00:00:00+00') to ('${next} 00:00:00+00')`,
+        ),
+      )
+      const oldTrace = 'e'.repeat(32)
+      await storage.batchCreateSpans({
+        records: [
+          {
+            traceId: oldTrace,
+            spanId: 'e'.repeat(16),
+            name: 'turn',
+            spanType: SpanType.GENERIC,
+            isEvent: false,
+            startedAt: day,
+            endedAt: new Date(day.getTime() + 1_000),
+          },
+        ],
+      })
+      assert.ok(await storage.getTrace({ traceId: oldTrace }), 'the old span is stored')
+      const { metadata } = await turn()
+      const res = await stack.request(
+        '/api/observability/retention',
+        json({ spanDays: 2 }, { method: 'PUT' }),
+      )
+      assert.equal(res.status, 200, await res.clone().text())
+      const tooShort = await stack.request(
+        '/api/observability/retention',
+        json({ spanDays: 1 }, { method: 'PUT' }),
+      )
+      assert.equal(tooShort.status, 400)
+      const { partitionsDropped } = await runRetention({
+        storage,
+        db,
+        trigger: 'daily',
+        redact: (t) => t,
+      })
+      assert.equal(partitionsDropped, 1)
+      assert.equal(await storage.getTrace({ traceId: oldTrace }), null, 'the old day is gone')
+      assert.ok(await storage.getTrace({ traceId: metadata.traceId }), "today's trace is kept")
+      const report = (await (await stack.request('/api/observability/retention')).json()) as any
+      assert.equal(report.settings.spanDays, 2)
+      assert.equal(report.settings.logDays, 14)
+      assert.equal(report.lastRun.outcome, 'succeeded')
+      assert.equal(report.lastRun.partitionsDropped, 1)
+      assert.ok(Date.parse(report.nextRunAt) > Date.now())
     })
 
     test('nothing of observability is stored in the application database', async () => {

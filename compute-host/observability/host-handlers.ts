@@ -3,6 +3,7 @@ import type { HostHandlers } from '../host-routes.ts'
 import type { HostResources } from '../resources.ts'
 import { addFeedback, listFeedback } from './feedback.ts'
 import { currentPrices, setModelPrice } from './model-prices.ts'
+import { lastRetentionRun, readRetention, updateRetention } from './retention.ts'
 import { listLogLines, listTraces, readTrace } from './trace-reads.ts'
 import { usageReport } from './usage-report.ts'
 
@@ -17,6 +18,8 @@ type ObservabilityHandlers = Pick<
   | 'listFeedback'
   | 'modelPrices'
   | 'setModelPrice'
+  | 'retention'
+  | 'setRetention'
 >
 
 /** The host's observability endpoints; each reads the observability database, never the app's. */
@@ -45,5 +48,22 @@ export function observabilityHandlers($: HostResources): ObservabilityHandlers {
     listFeedback: () => listFeedback(storage()),
     modelPrices: async () => ({ prices: await currentPrices(db) }),
     setModelPrice: (body) => setModelPrice(db, body),
+    retention: async () => {
+      const [settings, last] = await Promise.all([readRetention(db), lastRetentionRun(db)])
+      return {
+        settings,
+        lastRun: last
+          ? {
+              trigger: last.trigger,
+              outcome: last.outcome,
+              startedAt: last.startedAt.toISOString(),
+              finishedAt: last.finishedAt?.toISOString() ?? null,
+              partitionsDropped: last.partitionsDropped,
+            }
+          : null,
+        nextRunAt: obs.retention.nextRunAt()?.toISOString() ?? null,
+      }
+    },
+    setRetention: (patch) => updateRetention(db, patch),
   }
 }

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
 import { createExportQueue } from './export-queue.ts'
+import { startRetentionJob } from './retention-job.ts'
 import { createStoreTracer } from './store-tracer.ts'
 import { openSpanStore } from './span-store.ts'
 import { noopTracer } from './tracer.ts'
@@ -20,9 +21,17 @@ export function createObservability(options: {
   redact: (text: string) => string
   enabled?: boolean
   flushMs?: number
+  /** Run the retention job (at start, then daily at 03:00); on unless told otherwise. */
+  retention?: boolean
 }) {
   const { log } = options
   const store = openSpanStore(options.handle)
+  const retention = startRetentionJob({
+    storage: store.storage,
+    db: options.handle.db,
+    log,
+    redact: options.redact,
+  })
   let ready = false
   let initError: string | undefined
   let stopped = false
@@ -38,6 +47,7 @@ export function createObservability(options: {
       await store.storage.init()
       ready = true
       initError = undefined
+      if (options.retention ?? true) retention.start()
     } catch (error) {
       initError = error instanceof Error ? error.message : String(error)
       log.warn('observability storage unavailable; retrying', { error, retryMs: INIT_RETRY_MS })
@@ -51,6 +61,7 @@ export function createObservability(options: {
   return {
     storage: store.storage,
     queue,
+    retention,
     tracer: enabled ? createStoreTracer({ queue, redact: options.redact }) : noopTracer,
     /** Resolves once the first `init()` attempt is over, whatever its outcome. */
     initialised,
@@ -64,6 +75,7 @@ export function createObservability(options: {
       stopped = true
       clearTimeout(retry)
       await initialised
+      await retention.stop()
       await queue.close()
       await store.close()
     },

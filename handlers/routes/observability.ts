@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import {
   FeedbackBody,
   LogQuery,
+  RetentionSettingsPatch,
   SetModelPrice,
   TraceListQuery,
   TraceParams,
@@ -36,4 +37,8 @@ export const observability = new Hono<AppEnv>()
   .get('/prices', async (c) => c.json(await c.var.host.modelPrices(), 200))
   .put('/prices', validate('json', SetModelPrice), async (c) =>
     c.json(await c.var.host.setModelPrice(c.req.valid('json')), 200),
+  )
+  .get('/retention', async (c) => c.json(await c.var.host.retention(), 200))
+  .put('/retention', validate('json', RetentionSettingsPatch), async (c) =>
+    c.json(await c.var.host.setRetention(c.req.valid('json')), 200),
   )

@@ -170,3 +170,27 @@ export const ObservabilityHealth = z.object({
   lastError: z.string().optional(),
 })
 export type ObservabilityHealth = z.infer<typeof ObservabilityHealth>
+
+const retentionDays = z.number().int().min(2).max(3_650)
+/** How many days each kind of record is kept (the daily retention job drops older days). */
+export const RetentionSettings = z.object({
+  spanDays: retentionDays,
+  logDays: retentionDays,
+  metricDays: retentionDays,
+  feedbackDays: retentionDays,
+})
+export type RetentionSettings = z.infer<typeof RetentionSettings>
+export const RetentionSettingsPatch = RetentionSettings.partial().strict()
+
+export const RetentionRun = z.object({
+  trigger: z.string(),
+  outcome: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  partitionsDropped: z.number().nullable(),
+})
+export const RetentionReport = z.object({
+  settings: RetentionSettings,
+  lastRun: RetentionRun.nullable(),
+  nextRunAt: z.string().nullable(),
+})
