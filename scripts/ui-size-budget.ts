@@ -16,7 +16,9 @@ import type { Plugin } from 'vite'
 export type SizeFigures = { entryKb: number; appKb: number; onDemandKb: number }
 export type SizeLimits = SizeFigures
 
-export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 80, onDemandKb: 30 }
+// The app's 85 kB: 80 until the observability pages (usage tables, the trace waterfall, session
+// and task cost, feedback) added about 5 kB; they load on demand, the entry is unchanged.
+export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 85, onDemandKb: 30 }
 
 /** Chunk names (vite names a dynamic import's chunk after its module) loaded on demand. */
 const ON_DEMAND_CHUNKS = new Set(['languages'])

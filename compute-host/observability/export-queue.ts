@@ -26,8 +26,11 @@ const WARN_EVERY_MS = 30_000
  */
 export function createExportQueue(options: {
   storage: SpanStorage
-  /** Whether the storage's tables exist yet (its `init()` succeeded). */
-  ready: () => boolean
+  /**
+   * Whether the storage's tables exist: `ready` once its `init()` succeeded, `starting` while the
+   * first attempt runs (records wait in the queue), `down` after an attempt failed (dropped).
+   */
+  state: () => 'ready' | 'starting' | 'down'
   log: Logger
   flushMs?: number
   maxQueued?: number
@@ -65,6 +68,13 @@ export function createExportQueue(options: {
 
   // Each kind on its own: a metric the storage refuses does not take the trace's spans with it.
   async function write(batch: Pending) {
+    if (options.state() === 'starting') {
+      // Held for the first init(): a host's first turns are traced too. The bound still holds.
+      for (const kind of ['spans', 'metrics', 'logs'] as const) {
+        for (const record of batch[kind]) enqueue(kind, record as never)
+      }
+      return
+    }
     const parts: Array<[number, () => Promise<void>]> = [
       [batch.spans.length, () => storage.batchCreateSpans({ records: batch.spans })],
       [batch.metrics.length, () => storage.batchCreateMetrics({ metrics: batch.metrics })],
@@ -73,7 +83,7 @@ export function createExportQueue(options: {
     await Promise.all(
       parts.map(async ([n, store]) => {
         if (n === 0) return
-        if (!options.ready()) return drop(n, 'observability storage not ready')
+        if (options.state() !== 'ready') return drop(n, 'observability storage not ready')
         try {
           await store()
           stats.written += n

@@ -3,6 +3,7 @@ import type { HostHandlers } from '../host-routes.ts'
 import type { HostResources } from '../resources.ts'
 import { addFeedback, listFeedback } from './feedback.ts'
 import { currentPrices, setModelPrice } from './model-prices.ts'
+import { probeSearxng } from './searxng-probe.ts'
 import { lastRetentionRun, readRetention, updateRetention } from './retention.ts'
 import { listLogLines, listTraces, readTrace } from './trace-reads.ts'
 import { usageReport } from './usage-report.ts'
@@ -40,7 +41,10 @@ export function observabilityHandlers($: HostResources): ObservabilityHandlers {
       return trace
     },
     observabilityLogs: (query) => listLogLines(storage(), query),
-    observabilityHealth: () => obs.health(),
+    observabilityHealth: async () => ({
+      ...obs.health(),
+      searxng: await probeSearxng($.env.SEARXNG_URL),
+    }),
     addFeedback: async (body) => {
       await addFeedback(storage(), body, $.redact)
       return { saved: true as const }

@@ -33,23 +33,27 @@ export function createObservability(options: {
     redact: options.redact,
   })
   let ready = false
+  let firstAttempt = true
   let initError: string | undefined
   let stopped = false
   let retry: NodeJS.Timeout | undefined
   const queue = createExportQueue({
     storage: store.storage,
-    ready: () => ready,
+    state: () => (ready ? 'ready' : firstAttempt ? 'starting' : 'down'),
     log,
     ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
   })
   const init = async (): Promise<void> => {
+    const started = performance.now()
     try {
       await store.storage.init()
+      log.info('observability storage ready', { ms: Math.round(performance.now() - started) })
       ready = true
       initError = undefined
       if (options.retention ?? true) retention.start()
     } catch (error) {
       initError = error instanceof Error ? error.message : String(error)
+      firstAttempt = false
       log.warn('observability storage unavailable; retrying', { error, retryMs: INIT_RETRY_MS })
       if (stopped) return
       retry = setTimeout(() => void init(), INIT_RETRY_MS)

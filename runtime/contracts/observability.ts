@@ -168,6 +168,8 @@ export const ObservabilityHealth = z.object({
   queued: z.number(),
   error: z.string().optional(),
   lastError: z.string().optional(),
+  /** The web-search backend, probed when asked. */
+  searxng: z.object({ ok: z.boolean(), error: z.string().optional() }).optional(),
 })
 export type ObservabilityHealth = z.infer<typeof ObservabilityHealth>
 

@@ -12,6 +12,11 @@ const Schedules = lazy(() => import('./pages/schedules.tsx'))
 const Agents = lazy(() => import('./pages/agents.tsx'))
 const Settings = lazy(() => import('./pages/settings.tsx'))
 const Workspaces = lazy(() => import('./pages/workspaces.tsx'))
+const Observability = lazy(() => import('./pages/observability.tsx'))
+// One chunk for both observability pages: each chunk is compressed alone (the size budget).
+const Trace = lazy(() =>
+  import('./pages/observability.tsx').then((m) => ({ default: m.TracePage })),
+)
 
 const NAV = [
   ['/', 'Chat'],
@@ -20,6 +25,7 @@ const NAV = [
   ['/agents', 'Agents'],
   ['/settings', 'Settings'],
   ['/workspaces', 'Workspaces'],
+  ['/observability', 'Observability'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -68,6 +74,8 @@ export function App() {
       <Route path="/settings" component={Settings} />
       <Route path="/workspaces" component={Workspaces} />
       <Route path="/workspaces/:id" component={Workspaces} />
+      <Route path="/observability" component={Observability} />
+      <Route path="/observability/traces/:id" component={Trace} />
     </HashRouter>
   )
 }
