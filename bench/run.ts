@@ -17,6 +17,7 @@ import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
 import { benchTurnLatency } from './turn-latency.ts'
+import { benchTracingOverhead } from './tracing-overhead.ts'
 
 const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'api-stack': benchApiStack,
@@ -29,6 +30,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
   footprint: benchFootprint,
+  'tracing-overhead': benchTracingOverhead,
 }
 
 const quick = process.argv.includes('--quick')
