@@ -138,7 +138,8 @@ export async function startComputeHost(
     })
     const tracer = observability.tracer
     // Lines about a run or a request are also stored, queryable by trace and request id.
-    const hostLog = forwardingLogger(log, observability.queue, redact)
+    const hostLog =
+      env.POPAGENT_TRACING === 'on' ? forwardingLogger(log, observability.queue, redact) : log
     // The production observers; features add theirs to the same registry.
     const observers = createObserverRegistry()
     observers.addRunObserver(runLogObserver(hostLog.child({ component: 'runs' })))

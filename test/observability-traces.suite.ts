@@ -202,6 +202,15 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
           assert.equal(root?.attributes?.attempt, stop.attempt)
           assert.equal(root?.error ? 'failed' : 'completed', i === 0 ? 'failed' : 'completed')
         }
+        // The task's usage: only the completed attempt reached the model (the scripted default
+        // usage is 10 tokens in per call).
+        const usage = (await (
+          await stack.request(`/api/observability/usage?groupBy=task&taskId=${taskId}`)
+        ).json()) as any
+        assert.deepEqual(
+          usage.rows.map((r: any) => [r.key, r.model, r.inputTokens]),
+          [[taskId, TRACE_MODEL, 10]],
+        )
       } finally {
         remove()
         stack.gateway.respondWith(undefined)
