@@ -17,6 +17,9 @@ export const HostEnv = z
     // Traces of turns and tasks in the observability database; `off` records none (the tracing
     // overhead benchmark compares the two).
     POPAGENT_TRACING: z.enum(['on', 'off']).default('on'),
+    // An OpenTelemetry collector's OTLP/HTTP base URL: spans are also sent there (JSON, to
+    // `/v1/traces`), redacted as stored. Unset: no export.
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     // Where embedded databases and other local state (the generated API key) live.
     POPAGENT_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
     // The edge's API key. The host never checks it, but `popagent start` puts the key in use

@@ -135,6 +135,7 @@ export async function startComputeHost(
       log: log.child({ component: 'observability' }),
       redact,
       enabled: env.POPAGENT_TRACING === 'on',
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     })
     const tracer = observability.tracer
     // Lines about a run or a request are also stored, queryable by trace and request id.

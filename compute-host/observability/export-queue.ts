@@ -4,6 +4,9 @@ import type { LogRecord, MetricRecord, SpanRecord, SpanStorage } from './span-st
 export type ExportStats = {
   /** Records stored since the host started. */
   written: number
+  /** Spans sent to the OTLP collector, and those whose send failed. */
+  exported: number
+  exportFailed: number
   /** Records given up: the store failed or was not ready, or the queue was full. */
   dropped: number
   queued: number
@@ -34,11 +37,13 @@ export function createExportQueue(options: {
   log: Logger
   flushMs?: number
   maxQueued?: number
+  /** Also sends each batch of spans elsewhere (an OTLP collector); a failure is counted. */
+  exportSpans?: (spans: readonly SpanRecord[]) => Promise<void>
 }) {
   const { storage, log } = options
   const maxQueued = options.maxQueued ?? MAX_QUEUED
   let pending: Pending = { spans: [], metrics: [], logs: [] }
-  const stats: ExportStats = { written: 0, dropped: 0, queued: 0 }
+  const stats: ExportStats = { written: 0, dropped: 0, queued: 0, exported: 0, exportFailed: 0 }
   let lastWarned = 0
   let flushing: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
@@ -80,8 +85,18 @@ export function createExportQueue(options: {
       [batch.metrics.length, () => storage.batchCreateMetrics({ metrics: batch.metrics })],
       [batch.logs.length, () => storage.batchCreateLogs({ logs: batch.logs })],
     ]
-    await Promise.all(
-      parts.map(async ([n, store]) => {
+    // The collector hears of the spans whether or not the database takes them.
+    const exported = batch.spans.length > 0 && options.exportSpans?.(batch.spans)
+    await Promise.all([
+      exported &&
+        exported.then(
+          () => void (stats.exported += batch.spans.length),
+          (error: unknown) => {
+            stats.exportFailed += batch.spans.length
+            stats.lastError = error instanceof Error ? error.message : 'OTLP export failed'
+          },
+        ),
+      ...parts.map(async ([n, store]) => {
         if (n === 0) return
         if (options.state() !== 'ready') return drop(n, 'observability storage not ready')
         try {
@@ -91,7 +106,7 @@ export function createExportQueue(options: {
           drop(n, 'observability write failed', error)
         }
       }),
-    )
+    ])
   }
 
   /** Writes everything queued so far; resolves when it is stored or dropped. */

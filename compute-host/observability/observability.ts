@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
 import { createExportQueue } from './export-queue.ts'
+import { createOtlpExporter } from './otlp-exporter.ts'
 import { startRetentionJob } from './retention-job.ts'
 import { createStoreTracer } from './store-tracer.ts'
 import { openSpanStore } from './span-store.ts'
@@ -23,6 +24,8 @@ export function createObservability(options: {
   flushMs?: number
   /** Run the retention job (at start, then daily at 03:00); on unless told otherwise. */
   retention?: boolean
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: spans are also sent there, after redaction. */
+  otlpEndpoint?: string | undefined
 }) {
   const { log } = options
   const store = openSpanStore(options.handle)
@@ -42,6 +45,7 @@ export function createObservability(options: {
     state: () => (ready ? 'ready' : firstAttempt ? 'starting' : 'down'),
     log,
     ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
+    ...(options.otlpEndpoint && { exportSpans: createOtlpExporter(options.otlpEndpoint) }),
   })
   const init = async (): Promise<void> => {
     const started = performance.now()

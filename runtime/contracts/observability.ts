@@ -166,6 +166,8 @@ export const ObservabilityHealth = z.object({
   written: z.number(),
   dropped: z.number(),
   queued: z.number(),
+  exported: z.number(),
+  exportFailed: z.number(),
   error: z.string().optional(),
   lastError: z.string().optional(),
   /** The web-search backend, probed when asked. */
