@@ -196,7 +196,7 @@ function Feedback() {
         <For each={feedback.data()?.feedback} fallback={<li class="muted">None yet.</li>}>
           {(f) => (
             <li>
-              {f.value === 'up' ? '👍' : '👎'}{' '}
+              {f.value === 'up' ? '👍 up' : '👎 down'}{' '}
               <A href={`/observability/traces/${f.traceId}`}>{f.createdAt}</A> {f.comment ?? ''}
             </li>
           )}
