@@ -52,6 +52,8 @@ export type HostArgs = {
   observabilityUrl: string
   gatewayUrl: string
   workspaceRoot: string
+  /** POPAGENT_TRACING: `off` for the tracing-overhead bench's untraced host. */
+  tracing?: 'on' | 'off'
 }
 export type EdgeArgs = { databaseUrl: string; hostUrl: string }
 export type MastraArgs = {
@@ -147,6 +149,7 @@ export function startHost(args: HostArgs) {
     NINEROUTER_URL: args.gatewayUrl,
     POPAGENT_WORKSPACE_ROOT: args.workspaceRoot,
     POPAGENT_DATA_DIR: args.workspaceRoot,
+    ...(args.tracing && { POPAGENT_TRACING: args.tracing }),
   })
   // Lines are built and redacted as in production, then dropped rather than written to a pipe.
   const log = createLogger({ secrets: [HOST_TOKEN], write: () => {} })

@@ -19,6 +19,7 @@ import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
 import { benchTurnLatency } from './turn-latency.ts'
+import { benchTracingOverhead } from './tracing-overhead.ts'
 
 const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'api-stack': benchApiStack,
@@ -33,6 +34,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   footprint: benchFootprint,
   'docs-retrieval': benchDocsRetrieval,
   recall: benchRecall,
+  'tracing-overhead': benchTracingOverhead,
 }
 
 const quick = process.argv.includes('--quick')

@@ -14,6 +14,12 @@ export const HostEnv = z
     // The separate observability database; unset ⇒ the `observability` schema of the embedded
     // PGlite instance (single process only).
     OBSERVABILITY_DATABASE_URL: z.string().min(1).optional(),
+    // Traces of turns and tasks in the observability database; `off` records none (the tracing
+    // overhead benchmark compares the two).
+    POPAGENT_TRACING: z.enum(['on', 'off']).default('on'),
+    // An OpenTelemetry collector's OTLP/HTTP base URL: spans are also sent there (JSON, to
+    // `/v1/traces`), redacted as stored. Unset: no export.
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     // Where embedded databases and other local state (the generated API key) live.
     POPAGENT_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
     // The edge's API key. The host never checks it, but `popagent start` puts the key in use

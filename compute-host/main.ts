@@ -35,7 +35,8 @@ import { startDocIndexer } from './docs/indexer.ts'
 import { openVault, withVaultSync } from './secrets/vault.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
-import { noopTracer } from './observability/tracer.ts'
+import { createObservability, type Observability } from './observability/observability.ts'
+import { forwardingLogger } from './observability/log-forwarder.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
@@ -82,6 +83,7 @@ export async function startComputeHost(
   const databases = await openDatabases(env, log)
   // Opened inside the try; closed by the catch when start-up fails after it.
   let memory: ThreadMemory | undefined
+  let observability: Observability | undefined
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a
     // database that comes up late is retried rather than leaving a poisoned host.
@@ -156,12 +158,22 @@ export async function startComputeHost(
       redact: (text) => redactor.redact(text),
     })
     const db = databases.application.db
-    const tracer = noopTracer
+    observability = createObservability({
+      handle: databases.observability,
+      log: log.child({ component: 'observability' }),
+      redact,
+      enabled: env.POPAGENT_TRACING === 'on',
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    })
+    const tracer = observability.tracer
+    // Lines about a run or a request are also stored, queryable by trace and request id.
+    const hostLog =
+      env.POPAGENT_TRACING === 'on' ? forwardingLogger(log, observability.queue, redact) : log
     // The production observers; features add theirs to the same registry.
     const observers = createObserverRegistry()
-    observers.addRunObserver(runLogObserver(log.child({ component: 'runs' })))
+    observers.addRunObserver(runLogObserver(hostLog.child({ component: 'runs' })))
     observers.addRunObserver(tracingObserver(tracer))
-    observers.addTaskObserver(taskLogObserver(log.child({ component: 'tasks' })))
+    observers.addTaskObserver(taskLogObserver(hostLog.child({ component: 'tasks' })))
     const hooks = createHookDispatcher({
       db,
       redactor,
@@ -183,7 +195,7 @@ export async function startComputeHost(
     }
     const resources: HostResources = {
       env,
-      log,
+      log: hostLog,
       databases,
       gateway: createGatewayProbe(gateway),
       catalog: createModelCatalog(gateway),
@@ -212,7 +224,7 @@ export async function startComputeHost(
               redact,
               mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
             }),
-            createTaskAttempts(runDeps(partial, log)),
+            createTaskAttempts(runDeps(partial, hostLog)),
           ),
         ),
         timing: () => taskTiming(db),
@@ -225,6 +237,7 @@ export async function startComputeHost(
       }),
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
       tracer,
+      observability,
       observers,
       recall,
       vault,
@@ -254,11 +267,13 @@ export async function startComputeHost(
           await resources.tasks.stop()
           await server.close()
           await resources.memory.close()
+          await resources.observability.close()
           await databases.close()
         })()),
     }
   } catch (error) {
     await memory?.close().catch(() => {})
+    await observability?.close().catch(() => {})
     await databases.close()
     throw error
   }

@@ -12,6 +12,7 @@ import type { SandboxStatus } from './workspaces/sandbox-check.ts'
 import type { TaskRunner } from './tasks/runner.ts'
 import type { Scheduler } from './schedules/scheduler.ts'
 import type { Tracer } from './observability/tracer.ts'
+import type { Observability } from './observability/observability.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Recall } from './recall/recall.ts'
 import type { Vault } from './secrets/vault.ts'
@@ -52,12 +53,14 @@ export type HostResources = {
   tasks: TaskRunner
   /** Turns due cron occurrences into tasks. */
   scheduler: Scheduler
-  /** Spans for turns, task attempts and their tool calls; records nothing yet. */
+  /** Spans for turns, task attempts and their tool calls, in the observability database. */
   tracer: Tracer
   /** The secrets vault: encrypts with POPAGENT_SECRET_KEY and keeps `redactor` in step. */
   vault: Vault
   /** Runs the stored hooks of an event (X3), audited, fail-closed on blocking events. */
   hooks: HookDispatcher
+  /** The observability storage, the queue writing to it, and its health. */
+  observability: Observability
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */
   observers: ObserverRegistry
   /** Cross-session recall before each run, and the indexing of finished turns (X2). */

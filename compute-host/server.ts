@@ -14,6 +14,7 @@ import { loggableError } from '../runtime/pg-errors.ts'
 import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
+import { observabilityHandlers } from './observability/host-handlers.ts'
 import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
 import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
@@ -48,7 +49,12 @@ export function createHostApp($: HostResources, token: string) {
       // Another host may have stored a secret since: this turn must redact it too.
       await $.vault.sync()
       return createUIMessageStreamResponse({
-        stream: await startChatTurn(runDeps($, c.var.log), request, c.req.raw.signal),
+        stream: await startChatTurn(
+          runDeps($, c.var.log),
+          request,
+          c.req.raw.signal,
+          c.var.requestId,
+        ),
       })
     },
     resolveWorkspace: async (body) => {
@@ -107,6 +113,7 @@ export function createHostApp($: HostResources, token: string) {
     },
     autonomyReconcile: () =>
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
+    ...observabilityHandlers($),
   }
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

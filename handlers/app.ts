@@ -18,6 +18,7 @@ import { health } from './routes/health.ts'
 import { memories } from './routes/memories.ts'
 import { sessionExport } from './routes/session-export.ts'
 import { models } from './routes/models.ts'
+import { observability } from './routes/observability.ts'
 import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { secrets } from './routes/secrets.ts'
@@ -66,6 +67,7 @@ export const api = new Hono<AppEnv>()
   .route('/sessions', sessionHooks)
   .route('/tasks', taskHooks)
   .route('/autonomy', autonomy)
+  .route('/observability', observability)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

@@ -30,7 +30,11 @@ import { startComputeHost } from '../compute-host/main.ts'
 import { createDatabaseOnServer } from './support/database.ts'
 import { runCli } from './support/process.ts'
 
-const OBSERVABILITY_TABLES = ['popagent_model_prices', 'popagent_obs_retention_runs']
+const OBSERVABILITY_TABLES = [
+  'popagent_model_prices',
+  'popagent_obs_retention_runs',
+  'popagent_obs_retention_settings',
+]
 const MIGRATION_COUNT = (
   JSON.parse(readFileSync(join(OBSERVABILITY_MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
     entries: unknown[]
@@ -134,10 +138,21 @@ test('a started host has migrated its observability database, and only its own t
     )
     try {
       const { application, observability: obs } = host.resources.databases
-      assert.deepEqual(await publicTables(obs.db), OBSERVABILITY_TABLES)
+      // Beside ours, only Mastra's observability storage (its `mastra_*` event tables).
+      await host.resources.observability.initialised
+      const obsTables = await publicTables(obs.db)
+      assert.deepEqual(
+        obsTables.filter((t) => !t.startsWith('mastra_')),
+        OBSERVABILITY_TABLES,
+      )
+      assert.ok(obsTables.includes('mastra_span_events'), obsTables.join())
       const appTables = await publicTables(application.db)
       assert.ok(appTables.includes('popagent_sessions'))
       for (const table of OBSERVABILITY_TABLES) assert.ok(!appTables.includes(table), table)
+      assert.deepEqual(
+        appTables.filter((t) => t.startsWith('mastra_') && t.endsWith('_events')),
+        [],
+      )
       // The tracer is in the resource bag, and a span can be opened, nested and ended.
       const span = host.resources.tracer.startSpan('turn', { traceId: '0'.repeat(32) })
       span.child('tool_call', { tool: 'repo-brief' }).end('ok')

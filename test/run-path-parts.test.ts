@@ -61,10 +61,10 @@ test('run events become one root span per run with a child per call, all ended',
     { type: 'run-end', run, status: 'aborted' },
   ]
   for (const event of events) void observe(event)
-  assert.deepEqual(roots, [{ name: 'task.run', traceId: run.traceId }])
+  assert.deepEqual(roots, [{ name: 'task', traceId: run.traceId }])
   assert.deepEqual(ended, [
-    { name: 'tool.read', status: 'error' },
-    { name: 'delegation', status: 'aborted' },
-    { name: 'task.run', status: 'aborted' },
+    { name: 'tool read', status: 'error' },
+    { name: 'agent Orchestrator', status: 'aborted' },
+    { name: 'task', status: 'aborted' },
   ])
 })

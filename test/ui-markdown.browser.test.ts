@@ -472,6 +472,7 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
       ['Memories', /#\/memories$/],
       ['Hooks', /#\/hooks$/],
       ['Secrets', /#\/secrets$/],
+      ['Observability', /#\/observability$/],
     ] as const
     assert.equal(await links.count(), pages.length)
     // The page itself does not scroll sideways.

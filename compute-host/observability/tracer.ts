@@ -1,9 +1,9 @@
 /**
  * The host's tracing seam. The run path opens a span per chat turn and per task attempt and a
  * child per tool call or delegation; what a span becomes (Mastra observability spans in the
- * observability database, an OTLP export) is the tracer's business, not the caller's. Until the
- * observability work fills it, the host's tracer is `noopTracer`: callers can be written against
- * this interface now and start producing spans without changing.
+ * observability database, an OTLP export) is the tracer's business, not the caller's. The host's
+ * tracer writes them to the observability database (store-tracer.ts); `noopTracer` records
+ * nothing, for a host or a test that does not trace.
  */
 
 /** Flat values only, so any exporter can store them; secrets must be redacted by the caller. */
@@ -12,11 +12,27 @@ export type SpanAttributes = Readonly<Record<string, string | number | boolean |
 /** How the traced work ended. `aborted` is a client or shutdown abort, not a failure. */
 export type SpanStatus = 'ok' | 'error' | 'aborted'
 
+/** What kind of work a span is, so a trace view can tell a model call from a tool call. */
+export type SpanKind = 'run' | 'agent' | 'model' | 'tool' | 'generic'
+
+/**
+ * A span's payloads, raw: the tracer bounds and redacts them before anything stores or sends
+ * them (they are hostile: model output, tool results, web pages).
+ */
+export type SpanDetail = {
+  kind?: SpanKind
+  input?: unknown
+  output?: unknown
+  error?: unknown
+  /** When the work began (epoch ms), for work reported after it happened (a model step). */
+  startedAt?: number
+}
+
 export type Span = {
   /** A span for work done inside this one (a tool call in a turn), in the same trace. */
-  child(name: string, attributes?: SpanAttributes): Span
+  child(name: string, attributes?: SpanAttributes, detail?: SpanDetail): Span
   /** Ends the span; only the first call counts, so every exit path may call it. */
-  end(status?: SpanStatus, attributes?: SpanAttributes): void
+  end(status?: SpanStatus, attributes?: SpanAttributes, detail?: SpanDetail): void
 }
 
 export type Tracer = {
@@ -24,7 +40,11 @@ export type Tracer = {
    * Opens a root span. `traceId` (32 hex) joins the span to the trace id the caller already
    * reports (a turn's message metadata, a task attempt's row), so both name the same trace.
    */
-  startSpan(name: string, attributes?: SpanAttributes & { traceId?: string }): Span
+  startSpan(
+    name: string,
+    attributes?: SpanAttributes & { traceId?: string },
+    detail?: SpanDetail,
+  ): Span
 }
 
 const noopSpan: Span = {

@@ -30,6 +30,7 @@ export async function startChatTurn(
   deps: RunDeps,
   given: ChatRequest,
   signal: AbortSignal,
+  requestId?: string,
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
   // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
@@ -44,6 +45,8 @@ export async function startChatTurn(
   }
   const turnId = createId('turn')
   const traceId = randomBytes(16).toString('hex')
+  // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
+  deps = { ...deps, log: deps.log.child({ traceId }) }
   const hookContext = deps.hooks
     ? await promptHooks(deps.hooks, {
         scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
@@ -66,7 +69,13 @@ export async function startChatTurn(
     workspaceId: session.workspaceId,
   })
   const run = await prepareRun(deps, {
-    run: { kind: 'chat', runId: turnId, traceId, sessionId: session.id },
+    run: {
+      kind: 'chat',
+      runId: turnId,
+      traceId,
+      sessionId: session.id,
+      ...(requestId && { requestId }),
+    },
     startedAt,
     workspaceId: session.workspaceId,
     query: textOf(request.message),
@@ -89,6 +98,7 @@ export async function startChatTurn(
     traceId,
     model: route,
     usage: usage.snapshot(),
+    usageByAgent: usage.byAgent(),
     budget: run.budget.snapshot(),
     ...extra,
   })
@@ -124,7 +134,7 @@ export async function startChatTurn(
             if (part.type !== 'finish') return undefined
             const total = (part as { totalUsage?: { inputTokens?: number; outputTokens?: number } })
               .totalUsage
-            if (total) usage.add(route, total)
+            if (total) usage.add(route, total, run.team.supervisor.id)
             return metadata()
           },
         }) as ReadableStream<never>,

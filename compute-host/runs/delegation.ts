@@ -13,7 +13,8 @@ export const STEP_CEILING_KEY = 'popagent.stepCeiling'
  * - only the specialist's text returns to the supervisor (Mastra's default keeps nested tool
  *   payloads out), truncated to the configured length with the configured marker;
  * - a failed delegation returns the configured failure text, never a stack or raw payload.
- * Each delegation is reported as run events, and its token usage is counted under its model.
+ * Each delegation is reported as run events, and its token usage is counted under its model and
+ * under the specialist (two agents sharing one model are still told apart).
  */
 export function delegationConfig(options: {
   settings: AgentRuntimeSettings
@@ -53,7 +54,9 @@ export function delegationConfig(options: {
     onDelegationComplete(context) {
       const callId = context.toolCallId
       const model = agents[context.primitiveId]?.model
-      if (model && context.result.usage) usage.add(model, context.result.usage)
+      const used = context.result.usage
+      if (model && used) usage.add(model, used, context.primitiveId)
+      const spent = { ...(model && { model }), ...(used && { usage: used }) }
       if (!context.success || context.error) {
         const error = context.error ?? 'the delegation failed'
         events.emit({
@@ -62,6 +65,7 @@ export function delegationConfig(options: {
           callId,
           ...specialist(context.primitiveId),
           error,
+          ...spent,
         })
         return { resultText: settings.delegationFailureText }
       }
@@ -72,6 +76,7 @@ export function delegationConfig(options: {
         callId,
         ...specialist(context.primitiveId),
         output: text,
+        ...spent,
       })
       if (text.length <= settings.delegationResultMaxChars) return
       return {

@@ -70,5 +70,6 @@ function idsOf(run: RunRef) {
     workspaceId: run.workspaceId,
     ...(run.sessionId && { sessionId: run.sessionId }),
     ...(run.taskId && { taskId: run.taskId, attempt: run.attempt }),
+    ...(run.requestId && { requestId: run.requestId }),
   }
 }

@@ -13,6 +13,15 @@ export type RunRef = {
   sessionId?: string
   taskId?: string
   attempt?: number
+  /** The edge's request id of the request that started the run (a chat turn's). */
+  requestId?: string
+}
+
+/** Tokens one model call (a step) or one delegation used, as the gateway reported them. */
+export type TokenUsage = {
+  inputTokens?: number | undefined
+  outputTokens?: number | undefined
+  cachedInputTokens?: number | undefined
 }
 
 /** The agent an event is about: the supervisor or the specialist it delegated to. */
@@ -73,6 +82,9 @@ export type RunEvent =
       callId: string
       output?: string
       error?: unknown
+      /** The specialist's model and what it used over the delegation. */
+      model?: string
+      usage?: TokenUsage
     } & RunAgent)
   | ({
       type: 'step'
@@ -82,6 +94,8 @@ export type RunEvent =
       finishReason: string | null
       text: string
       toolCalls: Array<{ tool: string; arguments: unknown }>
+      /** What this step's model call used. */
+      usage?: TokenUsage
     } & RunAgent)
   /** A guard stopped a call: the budget ended, a loop was broken, delegation is off, or a hook denied it. */
   | ({

@@ -8,7 +8,7 @@ import { reserveFinalStep } from './final-step.ts'
 import { withBrief, type Preflight } from './preflight.ts'
 import { withRecall } from '../recall/with-recall.ts'
 import type { RecallOutcome } from '../recall/recall.ts'
-import type { RunEvents, RunRef } from './run-events.ts'
+import type { RunEvents, RunRef, TokenUsage } from './run-events.ts'
 import type { UsageMeter } from './usage.ts'
 
 export type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
@@ -87,6 +87,7 @@ export function supervisorOptions(run: {
           tool: call.payload.toolName,
           arguments: call.payload.args,
         })),
+        usage: (result as { usage?: TokenUsage }).usage,
       })
     },
   }

@@ -26,8 +26,10 @@ const SELF_UPDATE_REMEDIATION =
  * PostgreSQL, delegation and tool hooks, recall, step bounds, final-response guard, run events).
  * The memory thread is the task's session when it has one, otherwise one thread per task.
  */
-export function createTaskAttempts(deps: RunDeps): TaskExecutor {
+export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
   return async (task, context) => {
+    // Every line the attempt logs names its trace, so the trace finds them (log-forwarder.ts).
+    const deps = { ...hostDeps, log: hostDeps.log.child({ traceId: context.traceId }) }
     const usage = createUsageMeter()
     // TaskStart is a gate, not an observer: a deny (or a failing hook) ends the attempt before
     // anything runs, as `hook-denied`, which is never retried.
@@ -100,7 +102,7 @@ export function createTaskAttempts(deps: RunDeps): TaskExecutor {
         if (streamError) throw streamError
         throw new TaskFailure('unknown', 'the supervisor finished without a final answer')
       }
-      usage.add(run.route, await output.totalUsage)
+      usage.add(run.route, await output.totalUsage, run.team.supervisor.id)
       void context.record({ kind: 'usage', byModel: usage.snapshot() })
       const budget = run.budget.snapshot()
       if (budget.exhausted) {

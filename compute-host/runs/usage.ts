@@ -1,13 +1,27 @@
-/** Token usage per model over one turn: the supervisor and every specialist it delegated to. */
+/**
+ * Token usage over one run: the supervisor and every specialist it delegated to, per model and per
+ * agent. Both, because agents share models: per model alone, a supervisor and a specialist on the
+ * same route would merge into one figure.
+ */
 export function createUsageMeter() {
   const byModel: Record<string, { inputTokens: number; outputTokens: number }> = {}
+  const byAgent: Record<string, { model: string; inputTokens: number; outputTokens: number }> = {}
   return {
-    add(model: string, usage: { inputTokens?: number; outputTokens?: number }) {
+    add(
+      model: string,
+      usage: { inputTokens?: number | undefined; outputTokens?: number | undefined },
+      agentId?: string,
+    ) {
       const entry = (byModel[model] ??= { inputTokens: 0, outputTokens: 0 })
       entry.inputTokens += usage.inputTokens ?? 0
       entry.outputTokens += usage.outputTokens ?? 0
+      if (agentId === undefined) return
+      const agent = (byAgent[agentId] ??= { model, inputTokens: 0, outputTokens: 0 })
+      agent.inputTokens += usage.inputTokens ?? 0
+      agent.outputTokens += usage.outputTokens ?? 0
     },
     snapshot: () => structuredClone(byModel),
+    byAgent: () => structuredClone(byAgent),
   }
 }
 

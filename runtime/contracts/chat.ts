@@ -95,6 +95,8 @@ export const AssistantMetadata = z.object({
   traceId: z.string(),
   model: z.string(),
   usage: z.record(z.string(), ModelUsage),
+  /** The same tokens per agent (by agent id), with the model each ran on. */
+  usageByAgent: z.record(z.string(), ModelUsage.extend({ model: z.string() })).optional(),
   aborted: z.boolean().optional(),
   error: z.string().optional(),
   /** The session revision this turn was saved as; only on the final chunk of a saved turn, absent when it was aborted or failed. */

@@ -16,6 +16,7 @@ import { HookVerdict, TestHookInput } from './hooks.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
 import { HookId, SecretId } from '../ids.ts'
+import { observabilityHostRoutes } from './observability-host-routes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -270,6 +271,7 @@ export const hostRoutes = {
     timeoutMs: 60_000,
     does: 'reconcile the self-update schedules',
   },
+  ...observabilityHostRoutes,
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
 

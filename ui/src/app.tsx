@@ -16,6 +16,11 @@ const Docs = lazy(() => import('./pages/docs.tsx'))
 const Memories = lazy(() => import('./pages/memories.tsx'))
 const Hooks = lazy(() => import('./pages/hooks.tsx'))
 const Secrets = lazy(() => import('./pages/secrets.tsx'))
+const Observability = lazy(() => import('./pages/observability.tsx'))
+// One chunk for both observability pages: each chunk is compressed alone (the size budget).
+const Trace = lazy(() =>
+  import('./pages/observability.tsx').then((m) => ({ default: m.TracePage })),
+)
 
 const NAV = [
   ['/', 'Chat'],
@@ -28,6 +33,7 @@ const NAV = [
   ['/memories', 'Memories'],
   ['/hooks', 'Hooks'],
   ['/secrets', 'Secrets'],
+  ['/observability', 'Observability'],
 ] as const
 
 function Layout(props: RouteSectionProps) {
@@ -80,6 +86,8 @@ export function App() {
       <Route path={['/memories', '/memories/:id']} component={Memories} />
       <Route path="/hooks" component={Hooks} />
       <Route path="/secrets" component={Secrets} />
+      <Route path="/observability" component={Observability} />
+      <Route path="/observability/traces/:id" component={Trace} />
     </HashRouter>
   )
 }

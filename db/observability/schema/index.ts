@@ -5,3 +5,4 @@
  */
 export * from './retention-runs.ts'
 export * from './model-prices.ts'
+export * from './retention-settings.ts'

@@ -2,6 +2,9 @@ import { createSignal, Show } from 'solid-js'
 import type { SessionView } from '../queries/sessions.ts'
 import { Confirm } from '../components/confirm.tsx'
 import { ExportSession } from './export-session.tsx'
+import { UsageLine } from '../components/usage-cost.tsx'
+import { createData } from '../queries/data.ts'
+import { getRunUsage } from '../queries/observability.ts'
 
 /** The open session's title and what can be done to it: rename, archive or restore, delete. */
 export function SessionHeader(props: {
@@ -16,6 +19,9 @@ export function SessionHeader(props: {
   const [title, setTitle] = createSignal('')
   const [confirming, setConfirming] = createSignal(false)
   const archived = () => props.session.archivedAt !== null
+  const usage = createData(() =>
+    getRunUsage({ sessionId: props.session.id }, props.session.revision),
+  )
   return (
     <header class="session-header">
       <Show
@@ -25,7 +31,8 @@ export function SessionHeader(props: {
             {props.session.title}
             <Show when={archived()}>
               <span class="badge">archived</span>
-            </Show>
+            </Show>{' '}
+            <UsageLine report={usage.data()} label="Session" />
           </h1>
         }
       >

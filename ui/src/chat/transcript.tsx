@@ -3,6 +3,7 @@ import { createMemo, createSignal, For, Show } from 'solid-js'
 import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
+import { FeedbackButtons } from './feedback-buttons.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import type { ActivityPart } from './reducer.ts'
 import { TurnChanges, WRITING_TOOLS } from './turn-changes.tsx'
@@ -159,6 +160,9 @@ function MessageView(props: {
             )}
           </For>
         </p>
+      </Show>
+      <Show when={!props.streaming && meta()?.traceId}>
+        {(traceId) => <FeedbackButtons traceId={traceId()} sessionId={params.id} />}
       </Show>
       <Show when={meta()?.budget}>
         {(b) => (

@@ -22,6 +22,8 @@ import {
   refreshTask,
   resolveTask,
 } from '../queries/tasks.ts'
+import { UsageLine } from '../components/usage-cost.tsx'
+import { getRunUsage } from '../queries/observability.ts'
 import { ActivityItem } from '../tasks/activity-item.tsx'
 import { ResolveForm } from '../tasks/resolve-form.tsx'
 import { WorkflowPhases } from '../tasks/workflow-phases.tsx'
@@ -89,6 +91,7 @@ export default function TaskDetail() {
                 <dd>
                   {t().attemptCount} of {t().maxAttempts}
                 </dd>
+                <TaskUsage taskId={t().id} version={t().attemptCount} />
                 <Show when={t().waiting}>
                   {(waiting) => (
                     <>
@@ -222,5 +225,18 @@ export default function TaskDetail() {
         )}
       </Show>
     </section>
+  )
+}
+
+/** The task's tokens and cost over all its attempts, from the observability database. */
+function TaskUsage(props: { taskId: string; version: number }) {
+  const usage = createData(() => getRunUsage({ taskId: props.taskId }, props.version))
+  return (
+    <>
+      <dt>Usage</dt>
+      <dd>
+        <UsageLine report={usage.data()} label="All attempts" />
+      </dd>
+    </>
   )
 }
