@@ -6,6 +6,8 @@
  * and asking for the fact, so the answer is exactly one section. Seeded: the same corpus every run.
  */
 
+import { seededRandom } from '../test/support/seeded-random.ts'
+
 type Topic = {
   heading: string
   /** The section's text; `{c}` is the component, `{v}` its unique value. */
@@ -68,23 +70,11 @@ const TOPICS: Topic[] = [
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vor', 'zu', 'pel', 'qua', 'dor', 'nix', 'bel']
 
-/** A small seeded generator (mulberry32): the same corpus on every run and machine. */
-function seeded(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export type CorpusDoc = { slug: string; title: string; body: string }
 export type CorpusQuestion = { text: string; slug: string; heading: string }
 
 export function generateDocsCorpus(documents: number, seed = 7) {
-  const random = seeded(seed)
+  const random = seededRandom(seed)
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!
   const used = new Set<string>()
   const docs: CorpusDoc[] = []

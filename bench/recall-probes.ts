@@ -5,17 +5,7 @@
  * always another phrasing of the attribute — and never contains the value.
  */
 
-/** A seeded PRNG (mulberry32): the same seed gives the same probe set on every machine. */
-export function rng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from '../test/support/seeded-random.ts'
 
 const SUBJECTS: Array<[string, string]> = [
   ['staging database', 'staging db'],
@@ -128,7 +118,7 @@ export function generateProbes(options: {
   sessions: number
   distractors: number
 }) {
-  const r = rng(options.seed)
+  const r = seededRandom(options.seed)
   const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)]!
   const combos = SUBJECTS.flatMap((s, si) => ATTRIBUTES.map((_, ai) => [si, ai] as const))
   // A shuffled choice of distinct subject × attribute pairs: one fact each.

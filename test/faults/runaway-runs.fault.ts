@@ -12,21 +12,10 @@ import { observedChatStack } from '../support/observed-chat.ts'
 import type { RecordedRequest } from '../support/scripted-gateway.ts'
 import { okJson, typedClient } from '../support/typed-client.ts'
 import { recordFigures, sized } from './mode.ts'
+import { seededRandom } from '../support/seeded-random.ts'
 
 const RUNS = sized(6, 50)
 const SEED = Number(process.env.POPAGENT_FAULT_SEED ?? Date.now() % 100_000)
-
-/** mulberry32: a small seeded generator, so a failing seed replays the same scripts. */
-function random(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 const chat = observedChatStack()
 
@@ -35,7 +24,7 @@ const offersTools = (r: RecordedRequest) => (r.body?.tools ?? []).length > 0
 type Scenario = 'tool-loop' | 'token-burn' | 'delegation-loop'
 
 test(`${RUNS} randomized runaway runs all stop within their budget or loop limit`, async () => {
-  const next = random(SEED)
+  const next = seededRandom(SEED)
   const pick = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1))
   const api = typedClient(chat.stack.edge()).api
   const worst: Record<string, number> = { toolCalls: 0, inputTokens: 0, outputTokens: 0 }
