@@ -4,6 +4,7 @@ import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
 import { FeedbackButtons } from './feedback-buttons.tsx'
+import { RecallOutput } from './recall-output.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import type { ActivityPart } from './reducer.ts'
 import { TurnChanges, WRITING_TOOLS } from './turn-changes.tsx'
@@ -216,7 +217,11 @@ function ActivityItem(props: { data: AgentActivity }) {
         <pre class="act-error">{d().error}</pre>
       </Show>
       <Show when={d().output}>
-        <pre class="act-output">{d().output}</pre>
+        {(output) => (
+          <Show when={d().tool === 'recall'} fallback={<pre class="act-output">{output()}</pre>}>
+            <RecallOutput text={output()} />
+          </Show>
+        )}
       </Show>
     </li>
   )
