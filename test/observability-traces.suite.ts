@@ -14,7 +14,18 @@ import {
 import { SpanType } from '@mastra/core/observability'
 import { sql } from 'drizzle-orm'
 import { runRetention } from '../compute-host/observability/retention.ts'
+import type { z } from 'zod'
 import { AssistantMetadata } from '../runtime/contracts/chat.ts'
+import {
+  FeedbackList,
+  LogLines,
+  ModelPrices,
+  ObservabilityHealth,
+  RetentionReport,
+  TraceDetail,
+  TraceList,
+  UsageReport,
+} from '../runtime/contracts/observability.ts'
 import { json } from './support/app.ts'
 import { roleOf, toolResultsOf, userMessage } from './support/chat.ts'
 import type { RecordedRequest, ScriptedGateway } from './support/scripted-gateway.ts'
@@ -204,12 +215,14 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
         }
         // The task's usage: only the completed attempt reached the model (the scripted default
         // usage is 10 tokens in per call).
-        const usage = (await (
-          await stack.request(`/api/observability/usage?groupBy=task&taskId=${taskId}`)
-        ).json()) as any
+        const usage = UsageReport.parse(
+          await (
+            await stack.request(`/api/observability/usage?groupBy=task&taskId=${taskId}`)
+          ).json(),
+        )
         // (The task runs on the settings' default model, whatever route that names.)
         assert.deepEqual(
-          usage.rows.map((r: any) => [r.key, r.inputTokens]),
+          usage.rows.map((r) => [r.key, r.inputTokens]),
           [[taskId, 10]],
         )
       } finally {
@@ -238,13 +251,16 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
 
     test('the API totals usage and cost per session and agent, from an owner-set price', async () => {
       const { sessionId, metadata } = await turn()
-      const get = async (path: string) => {
+      const get = async <T>(path: string, schema: z.ZodType<T>) => {
         const res = await stack.request(path)
         assert.equal(res.status, 200, await res.clone().text())
-        return (await res.json()) as any
+        return schema.parse(await res.json())
       }
       // Unpriced: tokens only.
-      const unpriced = await get(`/api/observability/usage?groupBy=session&sessionId=${sessionId}`)
+      const unpriced = await get(
+        `/api/observability/usage?groupBy=session&sessionId=${sessionId}`,
+        UsageReport,
+      )
       assert.deepEqual(unpriced.rows, [
         {
           key: sessionId,
@@ -270,54 +286,63 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
         ),
       )
       assert.equal(price.status, 200, await price.clone().text())
-      const bySession = await get(`/api/observability/usage?groupBy=session&sessionId=${sessionId}`)
+      const bySession = await get(
+        `/api/observability/usage?groupBy=session&sessionId=${sessionId}`,
+        UsageReport,
+      )
       // 518 in at $3/Mtok, 57 out at $15/Mtok.
       assert.equal(bySession.totals.costUsd, 0.002409)
       const byAgent = await get(
         `/api/observability/usage?groupBy=agent&traceId=${metadata.traceId}`,
+        UsageReport,
       )
       assert.deepEqual(
-        byAgent.rows.map((r: any) => [r.key, r.inputTokens, r.outputTokens, r.costUsd]),
+        byAgent.rows.map((r) => [r.key, r.inputTokens, r.outputTokens, r.costUsd]),
         [
           ['orchistrator', 500, 50, 0.00225],
           ['researcher', 18, 7, 0.000159],
         ],
       )
-      const byDay = await get(`/api/observability/usage?groupBy=day&sessionId=${sessionId}`)
+      const byDay = await get(
+        `/api/observability/usage?groupBy=day&sessionId=${sessionId}`,
+        UsageReport,
+      )
       assert.equal(byDay.rows.length, 1)
-      assert.equal(byDay.rows[0].key, new Date().toISOString().slice(0, 10))
-      assert.equal(byDay.rows[0].inputTokens, 518)
-      const prices = await get('/api/observability/prices')
-      assert.equal(prices.prices[0].model, TRACE_MODEL)
+      assert.equal(byDay.rows[0]!.key, new Date().toISOString().slice(0, 10))
+      assert.equal(byDay.rows[0]!.inputTokens, 518)
+      const prices = await get('/api/observability/prices', ModelPrices)
+      assert.equal(prices.prices[0]!.model, TRACE_MODEL)
     })
 
     test('traces, one trace, logs, feedback and health through the API', async () => {
       const { sessionId, metadata } = await turn()
-      const list = (await (
-        await stack.request(`/api/observability/traces?sessionId=${sessionId}`)
-      ).json()) as any
+      const list = TraceList.parse(
+        await (await stack.request(`/api/observability/traces?sessionId=${sessionId}`)).json(),
+      )
       assert.deepEqual(
-        list.traces.map((t: any) => [t.traceId, t.name, t.status]),
+        list.traces.map((t) => [t.traceId, t.name, t.status]),
         [[metadata.traceId, 'turn', 'ok']],
       )
-      const byAgent = (await (
-        await stack.request('/api/observability/traces?agentId=researcher&limit=200')
-      ).json()) as any
-      assert.ok(byAgent.traces.some((t: any) => t.traceId === metadata.traceId))
-      const trace = (await (
-        await stack.request(`/api/observability/traces/${metadata.traceId}`)
-      ).json()) as any
-      assert.equal(trace.spans[0].name, 'turn')
-      const tool = trace.spans.find((s: any) => s.type === 'tool_call')
-      assert.match(tool.input, /popagent tracing/)
+      const byAgent = TraceList.parse(
+        await (
+          await stack.request('/api/observability/traces?agentId=researcher&limit=200')
+        ).json(),
+      )
+      assert.ok(byAgent.traces.some((t) => t.traceId === metadata.traceId))
+      const trace = TraceDetail.parse(
+        await (await stack.request(`/api/observability/traces/${metadata.traceId}`)).json(),
+      )
+      assert.equal(trace.spans[0]?.name, 'turn')
+      const tool = trace.spans.find((s) => s.type === 'tool_call')
+      assert.match(String(tool?.input), /popagent tracing/)
       const missing = await stack.request(`/api/observability/traces/${'f'.repeat(32)}`)
       assert.equal(missing.status, 404)
       const bad = await stack.request('/api/observability/traces/not-a-trace')
       assert.equal(bad.status, 400)
-      const logs = (await (
-        await stack.request(`/api/observability/logs?traceId=${metadata.traceId}`)
-      ).json()) as any
-      assert.ok(logs.logs.some((l: any) => l.message === 'run ended'))
+      const logs = LogLines.parse(
+        await (await stack.request(`/api/observability/logs?traceId=${metadata.traceId}`)).json(),
+      )
+      assert.ok(logs.logs.some((l) => l.message === 'run ended'))
       const sent = await stack.request(
         '/api/observability/feedback',
         json(
@@ -326,13 +351,17 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
         ),
       )
       assert.equal(sent.status, 201, await sent.clone().text())
-      const feedback = (await (await stack.request('/api/observability/feedback')).json()) as any
-      const mine = feedback.feedback.find((f: any) => f.traceId === metadata.traceId)
-      assert.equal(mine.value, 'down')
-      assert.equal(mine.sessionId, sessionId)
-      assert.match(mine.comment, /^wrong /)
-      assert.doesNotMatch(mine.comment, /sk-canary/)
-      const health = (await (await stack.request('/api/observability/health')).json()) as any
+      const feedback = FeedbackList.parse(
+        await (await stack.request('/api/observability/feedback')).json(),
+      )
+      const mine = feedback.feedback.find((f) => f.traceId === metadata.traceId)
+      assert.equal(mine?.value, 'down')
+      assert.equal(mine?.sessionId, sessionId)
+      assert.match(String(mine?.comment), /^wrong /)
+      assert.doesNotMatch(String(mine?.comment), /sk-canary/)
+      const health = ObservabilityHealth.parse(
+        await (await stack.request('/api/observability/health')).json(),
+      )
       assert.equal(health.storageReady, true)
       assert.ok(health.written > 0)
     })
@@ -385,12 +414,14 @@ export function observabilityTracesSuite(name: string, open: () => Promise<Trace
       assert.equal(partitionsDropped, 1)
       assert.equal(await storage.getTrace({ traceId: oldTrace }), null, 'the old day is gone')
       assert.ok(await storage.getTrace({ traceId: metadata.traceId }), "today's trace is kept")
-      const report = (await (await stack.request('/api/observability/retention')).json()) as any
+      const report = RetentionReport.parse(
+        await (await stack.request('/api/observability/retention')).json(),
+      )
       assert.equal(report.settings.spanDays, 2)
       assert.equal(report.settings.logDays, 14)
-      assert.equal(report.lastRun.outcome, 'succeeded')
-      assert.equal(report.lastRun.partitionsDropped, 1)
-      assert.ok(Date.parse(report.nextRunAt) > Date.now())
+      assert.equal(report.lastRun?.outcome, 'succeeded')
+      assert.equal(report.lastRun?.partitionsDropped, 1)
+      assert.ok(Date.parse(String(report.nextRunAt)) > Date.now())
     })
 
     test('nothing of observability is stored in the application database', async () => {
