@@ -27,13 +27,16 @@ export function SessionHeader(props: {
       <Show
         when={editing()}
         fallback={
-          <h1 class="session-title">
-            {props.session.title}
-            <Show when={archived()}>
-              <span class="badge">archived</span>
-            </Show>{' '}
+          <>
+            <h1 class="session-title">
+              {props.session.title}
+              <Show when={archived()}>
+                <span class="badge">archived</span>
+              </Show>
+            </h1>
+            {/* Beside the title, not in it: the heading's name stays the session's title. */}
             <UsageLine report={usage.data()} label="Session" />
-          </h1>
+          </>
         }
       >
         <form
