@@ -27,6 +27,7 @@ import { exportSession } from './export/session-export.ts'
 import { previewCron, serverTimezone } from './schedules/cron.ts'
 import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
 import { VaultUnavailable } from '../runtime/secrets/errors.ts'
+import { ObservabilityUnavailable } from '../runtime/observability/errors.ts'
 import { reconcileSelfUpdate } from './self-update/reconcile.ts'
 
 /**
@@ -135,8 +136,11 @@ export function createHostApp($: HostResources, token: string) {
     if (error instanceof AppError && error.status < 500) return c.json(error.toBody(), error.status)
     // Refused for load, not failed: the caller hears it as such.
     if (error instanceof RepoBriefBusy) return c.json(error.toBody(), 503)
-    // Off by configuration, not failed: the caller hears why (no POPAGENT_SECRET_KEY).
-    if (error instanceof VaultUnavailable) return c.json(error.toBody(), 503)
+    // Off by configuration (no POPAGENT_SECRET_KEY) or not ready yet (the observability store
+    // before its tables exist), not failed: the caller hears which and why.
+    if (error instanceof VaultUnavailable || error instanceof ObservabilityUnavailable) {
+      return c.json(error.toBody(), 503)
+    }
     // Hono's own refusals (a malformed JSON body) keep their 4xx, in the one error shape.
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(errorBody('BAD_REQUEST', error.message), error.status as ContentfulStatusCode)
