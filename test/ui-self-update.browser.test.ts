@@ -206,7 +206,9 @@ describe('self-update workflow on the task page', { skip: browserMissing }, () =
       ['prepare', 'failed', null, 'CHECKOUT_DIRTY: the repository has 1 uncommitted change'],
     ])
     await page.goto(`${url}/#/tasks/${refused}`)
-    await page.getByRole('list', { name: 'Workflow phases' }).waitFor()
-    assert.match(await page.locator('.phase-prepare').innerText(), /CHECKOUT_DIRTY/)
+    // The same page with another task: wait for this task's phase, not the previous list.
+    const prepare = page.locator('.phase-prepare', { hasText: 'CHECKOUT_DIRTY' })
+    await prepare.waitFor()
+    assert.match(await prepare.innerText(), /the repository has 1 uncommitted change/)
   })
 })
