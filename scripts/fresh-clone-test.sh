@@ -3,7 +3,8 @@
 # run the README's set-up (`npm install`, which needs the npm registry) and then `npm test` with
 # no TEST_DATABASE_URL inside a network namespace that has nothing but loopback. It proves that the
 # suite needs no PostgreSQL server, no network and no particular folder (a private folder used to
-# break the embedded PostgreSQL when run as root). Prints the wall time of each step.
+# break the embedded PostgreSQL when run as root). Prints the wall time of each step. Arguments go
+# to `npm test` (CI passes --no-browser: its own run on PostgreSQL has the browser tests).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/popagent-fresh-XXXXXX")"
@@ -24,9 +25,9 @@ if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
   unshare --net bash -c '
     ip link set lo up
     echo "fresh clone: interfaces in the test namespace: $(ip -o link show | cut -d: -f2 | tr -d " " | paste -sd,)"
-    exec env -u TEST_DATABASE_URL -u DATABASE_URL npm test'
+    exec env -u TEST_DATABASE_URL -u DATABASE_URL npm test -- "$@"' bash "$@"
 else
   echo "fresh clone: no network namespace here (needs root and unshare); testing with the network"
-  env -u TEST_DATABASE_URL -u DATABASE_URL npm test
+  env -u TEST_DATABASE_URL -u DATABASE_URL npm test -- "$@"
 fi
 echo "fresh clone: npm test took $((SECONDS - started)) s"
