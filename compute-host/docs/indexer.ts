@@ -83,8 +83,8 @@ async function indexOne(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Runs `indexPendingDocs` every `intervalMs` until stopped, then embeds the chunks that have no vector for the memory settings' embedding model (when one
- * is set and pgvector is there). Errors are logged and the loop goes on: an unreachable database
+ * Runs `indexPendingDocs` every `intervalMs` until stopped, then embeds the chunks that have no
+ * vector for the memory settings' embedding model (when one is set and pgvector is there). Errors are logged and the loop goes on: an unreachable database
  * is retried on the next tick, a failing embedding batch after a pause (embed-pass.ts).
  */
 export function startDocIndexer(deps: DocSearchDeps, intervalMs = 2_000) {
