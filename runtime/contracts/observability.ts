@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SessionId, TaskId } from '../ids.ts'
+import { Line, ModelId, StorableText } from './fields.ts'
 
 /**
  * Observability (X7, B2) as the API shows it: token usage and its cost, traces with their spans,
@@ -9,8 +10,10 @@ import { SessionId, TaskId } from '../ids.ts'
 
 export const TraceId = z.string().regex(/^[0-9a-f]{32}$/, 'a trace id is 32 hex characters')
 export const SpanId = z.string().regex(/^[0-9a-f]{16}$/, 'a span id is 16 hex characters')
-const AgentId = z.string().min(1).max(80)
-const ModelName = z.string().trim().min(1).max(200)
+// Storable (no NUL, no lone surrogate): PostgreSQL cannot hold either, and a query parameter with
+// one is a database error, not the 400 it should be.
+const AgentId = Line(80)
+const ModelName = ModelId
 const tokens = z.number().int().nonnegative()
 const usd = z.number().nonnegative().max(1_000_000)
 
@@ -146,7 +149,7 @@ export const FEEDBACK_VALUES = ['up', 'down'] as const
 export const FeedbackBody = z.strictObject({
   traceId: TraceId,
   value: z.enum(FEEDBACK_VALUES),
-  comment: z.string().trim().max(2_000).optional(),
+  comment: StorableText(2_000).optional(),
   sessionId: SessionId.optional(),
 })
 export type FeedbackBody = z.infer<typeof FeedbackBody>

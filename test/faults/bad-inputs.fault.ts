@@ -9,9 +9,11 @@
  * POPAGENT_FAULT_SEED to replay it); full mode sends every generated request.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { BODYLESS } from '../../handlers/openapi/coverage.ts'
 import { startTestStack, type TestStack } from '../support/stack.ts'
+import { waitFor } from '../support/until.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { casesFor, type Case } from './support/http/cases.ts'
 import { failureOf, judge, statusClass, type Failure } from './support/http/check-answer.ts'
@@ -95,7 +97,16 @@ describe(`bad inputs (${faultMode})`, () => {
 
   before(async () => {
     watch = watchProcess()
-    stack = await startTestStack()
+    // A vault key, as a real deployment on PostgreSQL must have (without one every secrets route
+    // is a deliberate 503), and the observability store ready, so a 5xx here is a real one.
+    stack = await startTestStack({
+      hostEnv: { POPAGENT_SECRET_KEY: randomBytes(32).toString('base64') },
+    })
+    await waitFor(
+      () => stack.host.resources.observability.health().storageReady || undefined,
+      30_000,
+      'the observability store',
+    )
     // Valid-looking requests may start turns and tasks: the gateway finishes each at once.
     stack.gateway.respondWith(() => ({ text: 'ok' }))
     url = await stack.listen({ apiKey: API_KEY })

@@ -11,14 +11,9 @@ import { validationOf, type Validation } from '../../../../handlers/validate.ts'
 import { createHostApp } from '../../../../compute-host/server.ts'
 import type { HostResources } from '../../../../compute-host/resources.ts'
 import {
-  CronPreviewBody,
-  DeleteThreadsBody,
-  HostPaths,
-  RepoBriefBody,
-  ResolveWorkspaceBody,
+  hostRoutes as HOST_ROUTE_TABLE,
+  type HostRoute,
 } from '../../../../runtime/contracts/host-api.ts'
-import { ChatRequest } from '../../../../runtime/contracts/chat.ts'
-import { TurnRef } from '../../../../runtime/contracts/turn-changes.ts'
 
 export type RouteInputs = Partial<Record<Validation['target'], z.ZodType>>
 export type Route = { method: string; path: string; inputs: RouteInputs }
@@ -57,28 +52,29 @@ export function routesOf(router: Pick<Hono, 'routes'>, prefix = ''): Route[] {
 export const edgeRoutes = (): Route[] => routesOf(app, '/api/')
 
 /**
- * The compute host's internal API. Its handlers parse bodies with `safeParse` inline instead of
- * `validate()`, so the router knows its paths but not its schemas: those come from this map,
- * and `hostRoutes` throws when a host route has a body but no entry, so a new one is not missed.
+ * The compute host's internal API. The router knows its paths; the body each takes comes from the
+ * route table every host route is served from (runtime/contracts/host-api.ts), so a new route
+ * brings its schema along (a route without one takes no body), and `hostRoutes` throws when a
+ * host route is not in that table.
  */
-const HOST_BODIES: Record<string, z.ZodType> = {
-  [`POST ${HostPaths.chat}`]: ChatRequest,
-  [`POST ${HostPaths.resolveWorkspace}`]: ResolveWorkspaceBody,
-  [`POST ${HostPaths.repoBrief}`]: RepoBriefBody,
-  [`POST ${HostPaths.threads}`]: DeleteThreadsBody,
-  [`POST ${HostPaths.cronPreview}`]: CronPreviewBody,
-  [`POST ${HostPaths.turnChanges}`]: TurnRef,
-  [`POST ${HostPaths.undoTurn}`]: TurnRef,
-}
+const HOST_BODIES: Record<string, z.ZodType> = Object.fromEntries(
+  Object.values(HOST_ROUTE_TABLE as Record<string, HostRoute>).flatMap((route) =>
+    route.input ? [[`${route.method} ${route.path}`, route.input]] : [],
+  ),
+)
 
 export function hostRoutes(resources: HostResources, token: string): Route[] {
   const routes = routesOf(createHostApp(resources, token))
+  const known = new Set(
+    Object.values(HOST_ROUTE_TABLE as Record<string, HostRoute>).map(
+      (r) => `${r.method} ${r.path}`,
+    ),
+  )
   for (const route of routes) {
     const key = `${route.method} ${route.path}`
-    if (route.method === 'GET') continue
+    if (!known.has(key)) throw new Error(`host route ${key} is not in the host route table`)
     const body = HOST_BODIES[key]
-    if (!body) throw new Error(`host route ${key} has no body schema in HOST_BODIES`)
-    route.inputs.json = body
+    if (body) route.inputs.json = body
   }
   return routes
 }
