@@ -83,7 +83,7 @@ async function checkDirectory(dataDir: string, spec: KeyFileSpec): Promise<void>
       new ConfigError(`refusing to keep the ${spec.what} in ${where}: ${why}`)
     if (uid !== undefined && stat.uid !== uid) {
       throw refuse(
-        `it belongs to uid ${stat.uid}, not to you (uid ${uid}); set POPAGENT_DATA_DIR to a directory you own`,
+        `it belongs to uid ${stat.uid}, not to you (uid ${uid}); if it is yours to take, run chown -R ${uid} ${where}, otherwise set POPAGENT_DATA_DIR to a directory you own`,
       )
     }
     if ((stat.mode & 0o022) !== 0) {
