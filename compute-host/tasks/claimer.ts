@@ -7,6 +7,8 @@ import { createSerialQueue } from './serial-queue.ts'
 import { adoptClaims } from './sql/adopt-claims.ts'
 import { claim } from './sql/claim.ts'
 
+const ADOPT_MARGIN_MS = 1_000
+
 /**
  * Claims run one at a time (the loop's, and those combined with a batch of completions), so the
  * free slots each one counts are not counted twice, and a claim whose reply was lost can be taken
@@ -37,9 +39,15 @@ export function createClaimer(deps: {
   ): Promise<T> {
     return serial.run(async () => {
       if (adoptSince !== undefined) {
-        // A claim commits after it is sent; the margin covers timer granularity only, and no
-        // window reaches back before this runner started.
-        const withinMs = Math.min(Date.now() - adoptSince + 50, Date.now() - startedAt)
+        // A claim commits after it is sent. The window is measured back from the database's
+        // now() when this statement runs, which trails this clock by the reconnect after the cut
+        // and any scheduling delay: under load that passed 50 ms and lost claims waited a lease
+        // and ran as a second attempt (the commit-cut fault). A second of margin is safe: every
+        // claim whose reply arrived was launched at once, and an attempt keeps its id in
+        // `state.attempts` until its end is written, so nothing of this runner's that is running
+        // and not held can be anything but a lost claim. No window reaches back before this
+        // runner started (an earlier process with the same runner id).
+        const withinMs = Math.min(Date.now() - adoptSince + ADOPT_MARGIN_MS, Date.now() - startedAt)
         const adopted = await adoptClaims(db, runnerId, [...state.attempts.keys()], withinMs)
         adoptSince = undefined
         for (const task of adopted) {
