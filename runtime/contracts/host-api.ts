@@ -15,7 +15,7 @@ import { CreateSecretInput, SecretValue, SecretView } from './secrets.ts'
 import { HookVerdict, TestHookInput } from './hooks.ts'
 import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
-import { HookId, SecretId } from '../ids.ts'
+import { HookId, SecretId, SessionId, WorkspaceId } from '../ids.ts'
 import { observabilityHostRoutes } from './observability-host-routes.ts'
 
 export const HostHealth = z.object({
@@ -33,7 +33,7 @@ export const HostModels = CatalogRead
 export const DeletedThreads = z.object({ deleted: z.number() })
 
 export const DeleteThreadsBody = z.strictObject({
-  sessionIds: z.array(z.string().min(1).max(80)).max(10_000),
+  sessionIds: z.array(SessionId).max(10_000),
 })
 export type DeleteThreadsBody = z.infer<typeof DeleteThreadsBody>
 
@@ -50,7 +50,7 @@ export type RepoBriefAnswer = z.infer<typeof RepoBriefAnswer>
 
 export const ImportDocsBody = z.strictObject({ path: z.string().min(1).max(1_000) })
 export const WorkspaceMarkdown = z.object({ files: z.array(ImportedFile) })
-export const DocsSearchBody = DocSearchInput.extend({ workspaceId: z.string().min(1).max(80) })
+export const DocsSearchBody = DocSearchInput.extend({ workspaceId: WorkspaceId })
 export const RotateSecretBody = z.strictObject({ id: SecretId, value: SecretValue })
 export const SecretRef = z.strictObject({ id: SecretId })
 export const DeletedSecret = z.object({ deleted: z.string() })
@@ -59,8 +59,8 @@ export const TestHookBody = TestHookInput.extend({ id: HookId })
 
 /** A session that ends (archived or deleted): its SessionEnd hooks run before the change. */
 export const SessionEndBody = z.strictObject({
-  sessionId: z.string().min(1).max(80),
-  workspaceId: z.string().min(1).max(80),
+  sessionId: SessionId,
+  workspaceId: WorkspaceId,
   reason: z.enum(['archived', 'deleted']),
 })
 export const SessionEnded = z.object({ hooks: z.number() })
