@@ -17,7 +17,7 @@
  * Rounds alternate which of the two goes first; the lateness of every fire is pooled.
  */
 import { Cron } from 'croner'
-import { inArray } from 'drizzle-orm'
+import { inArray } from '../db/drizzle-orm.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createLogger } from '../compute-host/log.ts'

@@ -5,7 +5,7 @@
  * bench/docs-corpus.ts (seeded); filler documents of the same shape bring the chunk count up, so
  * the measured questions compete with thousands of near-identical sections.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { indexPendingDocs } from '../compute-host/docs/indexer.ts'
 import { createLogger } from '../compute-host/log.ts'
@@ -20,9 +20,9 @@ import { createGatewayModels } from '../compute-host/models/gateway-models.ts'
 import { gatewayEmbedder } from '../compute-host/recall/embeddings.ts'
 import { embedPendingChunks } from '../compute-host/docs/embed-chunks.ts'
 import { searchDocs, type DocSearchDeps } from '../compute-host/docs/hybrid-search.ts'
-import { startScriptedGateway } from '../test/support/scripted-gateway.ts'
 import type { DocSearchHit } from '../runtime/contracts/docs.ts'
 import { benchDatabase } from './database.ts'
+import { startEmbeddingsServer } from './recall-embeddings-server.ts'
 import { generateDocsCorpus, type CorpusQuestion } from './docs-corpus.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { percentile } from './stats.ts'
@@ -58,8 +58,9 @@ async function measure(questions: CorpusQuestion[], search: Search) {
 export async function benchDocsRetrieval(mode: BenchMode): Promise<BenchResult[]> {
   const database = await benchDatabase()
   const handle = openNodePostgres(database.url, { max: 2 })
-  // The scripted gateway's deterministic test embeddings, through the real embeddings client.
-  const gateway = await startScriptedGateway({ embeddingDimensions: 256 })
+  // The test embeddings the recall bench uses (hashed character trigrams of each word: no
+  // synonyms), served over the gateway's protocol and read through the real embeddings client.
+  const gateway = await startEmbeddingsServer()
   try {
     const db = handle.db
     const questions = await load(db, mode.quick ? 30 : 120, 7)

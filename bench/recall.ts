@@ -11,7 +11,7 @@
  * Latency: the same search at 10,000 items over 1,000 sessions (quick: 2,000 over 200), the
  * query's embedding round trip included, p50 and p95 over the questions.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'

@@ -5,7 +5,7 @@
  * worker pool of the same size, created once and kept across rounds, so no round pays for
  * connecting; bulk enqueues and the outstanding count go through a second, "application" pool.
  */
-import { inArray } from 'drizzle-orm'
+import { inArray } from '../db/drizzle-orm.ts'
 import { Logger, makeWorkerUtils, run } from 'graphile-worker'
 import pg from 'pg'
 import { tasks } from '../db/schema/index.ts'

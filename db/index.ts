@@ -1,5 +1,5 @@
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import type { DrizzleConfig } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from './drizzle-pg-core.ts'
+import type { DrizzleConfig } from './drizzle-orm.ts'
 import * as schema from './schema/index.ts'
 
 /**

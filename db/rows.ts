@@ -1,4 +1,4 @@
-import { getTableColumns, type Table } from 'drizzle-orm'
+import { getTableColumns, type Table } from './drizzle-orm.ts'
 import { CasingCache } from 'drizzle-orm/casing'
 import { drizzleOptions } from './index.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
+import { eq } from '../db/drizzle-orm.ts'
 import { agentSkills } from '../db/schema/index.ts'
 import { AGENT_ROLE_SEED } from '../db/seeds/agent-roles.ts'
 import { AGENT_SKILL_SEED } from '../db/seeds/agent-skills.ts'

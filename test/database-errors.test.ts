@@ -4,7 +4,7 @@
  * are request data (drizzle puts them all in its error message).
  */
 import assert from 'node:assert/strict'
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { after, before, describe, test } from 'node:test'
 import { createTestApp } from './support/app.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
+import { eq } from '../db/drizzle-orm.ts'
 import type { Db } from '../db/index.ts'
 import { docChunks, docs } from '../db/schema/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-default-workspace.ts'

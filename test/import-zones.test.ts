@@ -66,3 +66,18 @@ test('vendor model SDKs are refused everywhere but tests', () => {
   const generic = "import { createOpenAICompatible } from '@ai-sdk/openai-compatible'"
   assert.equal(checkSource('compute-host/x.ts', generic).length, 0)
 })
+
+test('drizzle-orm is imported by name only in its re-exporting modules', () => {
+  assert.equal(checkSource('runtime/x.ts', "import { sql } from 'drizzle-orm'").length, 1)
+  assert.equal(checkSource('db/x.ts', "import { pgTable } from 'drizzle-orm/pg-core'").length, 1)
+  assert.equal(checkSource('db/drizzle-orm.ts', "export * from 'drizzle-orm'").length, 0)
+  assert.equal(
+    checkSource('db/drizzle-pg-core.ts', "export * from 'drizzle-orm/pg-core'").length,
+    0,
+  )
+  // Its other entry points (drivers, migrators) are imported once each already.
+  assert.equal(
+    checkSource('compute-host/x.ts', "import { drizzle } from 'drizzle-orm/pglite'").length,
+    0,
+  )
+})

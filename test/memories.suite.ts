@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql } from '../db/drizzle-orm.ts'
 import type { Db } from '../db/index.ts'
 import { memories, recallItems } from '../db/schema/index.ts'
 import * as Memories from '../runtime/memories/index.ts'

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql } from '../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { createEmbeddedDatabase, createTestDatabase } from './support/database.ts'

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { rowsOf } from '../db/rows.ts'
 import { parseHostEnv } from '../compute-host/env.ts'
 import { startComputeHost } from '../compute-host/main.ts'

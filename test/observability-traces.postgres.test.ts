@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { rowsOf } from '../db/rows.ts'
 import { observabilityTracesSuite, TRACE_MODEL } from './observability-traces.suite.ts'
 import { startTestStack } from './support/stack.ts'

@@ -12,7 +12,7 @@ import {
   OUTPUT_TOKENS_METRIC,
 } from '../compute-host/observability/store-tracer.ts'
 import { SpanType } from '@mastra/core/observability'
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { runRetention } from '../compute-host/observability/retention.ts'
 import type { z } from 'zod'
 import { AssistantMetadata } from '../runtime/contracts/chat.ts'

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { eq, sql, type Table } from 'drizzle-orm'
+import { eq, sql, type Table } from '../db/drizzle-orm.ts'
 import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-default-workspace.ts'
 import type { Db } from '../db/index.ts'
 import { rawRowMapper, rowsOf } from '../db/rows.ts'

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
+import { and, eq } from '../db/drizzle-orm.ts'
 import { recallItems } from '../db/schema/index.ts'
 import { createSession } from './support/api-fixtures.ts'
 import { markRoles, messagesOf, postChat, roleOf } from './support/chat.ts'

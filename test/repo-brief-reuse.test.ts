@@ -1,14 +1,20 @@
 /**
  * A new query on an unchanged repository reuses what the last brief learnt (the inventory and
  * each file's symbols), and nothing it reuses outlives a change: an edit that keeps the file's
- * size and puts its old mtime back still shows, for the old query and a new one.
+ * size and puts its old mtime back still shows, for the old query and a new one. After a
+ * repository's first brief the rest of its sources are parsed in the background, so a later
+ * question parses nothing, and what that parse kept never outlives an edit either.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { buildRepoBrief } from '../compute-host/repo-brief/brief.ts'
+import {
+  buildRepoBrief,
+  cachedSourceCount,
+  repoBriefWarmIdle,
+} from '../compute-host/repo-brief/brief.ts'
 import { makeRepository, sleepers, slowGitStatus } from './support/brief-fixtures.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'popagent-brief-reuse-'))
@@ -68,4 +74,33 @@ test('an edit that keeps size and mtime still changes the symbols of the old and
   assert.deepEqual((await buildRepoBrief(repo, 'widget alpha again')).files[0]?.exports, [
     'alphaWidgetSix',
   ])
+})
+
+test('after the first brief the other sources are parsed in the background; a later question parses none, and an edit still shows', async () => {
+  const outside = join(dir, 'outside.ts')
+  await writeFile(outside, 'export const outsideSecret = 1\n')
+  const files: Record<string, string> = {}
+  // More than the 400 one brief parses, so the background parse has the rest to do.
+  for (let i = 0; i < 420; i++)
+    files[`src/part${i}/unit${i}.ts`] = `export const unitValue${i} = ${i}\n`
+  files['src/part0/unit0.test.ts'] = 'export const notParsed = 1\n'
+  const repo = await makeRepository(join(dir, 'warm'), files)
+  await symlink(outside, join(repo, 'src', 'linked.ts'))
+
+  const before = cachedSourceCount()
+  const first = await buildRepoBrief(repo, 'unit7')
+  assert.equal(first.files[0]?.path, 'src/part7/unit7.ts')
+  await repoBriefWarmIdle()
+  // Every source; not the test, and not the link leading out of the repository.
+  assert.equal(cachedSourceCount() - before, 420)
+
+  const parsed = cachedSourceCount()
+  const later = await buildRepoBrief(repo, 'unitValue413')
+  assert.deepEqual(later.files[0]?.exports, ['unitValue413'])
+  assert.equal(cachedSourceCount(), parsed, 'a later question parsed a file again')
+  assert.ok(!JSON.stringify(later).includes('outsideSecret'))
+
+  await writeFile(join(repo, 'src', 'part413', 'unit413.ts'), 'export const unitRenamed413 = 1\n')
+  const edited = await buildRepoBrief(repo, 'unit413')
+  assert.deepEqual(edited.files[0]?.exports, ['unitRenamed413'])
 })

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { Cron } from 'croner'
-import { eq } from 'drizzle-orm'
+import { eq } from '../db/drizzle-orm.ts'
 import { after, before, describe, test } from 'node:test'
 import { previewCron, serverTimezone } from '../compute-host/schedules/cron.ts'
 import { schedules } from '../db/schema/index.ts'

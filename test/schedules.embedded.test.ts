@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { Cron } from 'croner'
-import { eq } from 'drizzle-orm'
+import { eq } from '../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { createLogger } from '../compute-host/log.ts'
 import { previewCron } from '../compute-host/schedules/cron.ts'

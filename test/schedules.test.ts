@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { Cron } from 'croner'
-import { asc, eq } from 'drizzle-orm'
+import { asc, eq } from '../db/drizzle-orm.ts'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import type { DatabaseHandle } from '../compute-host/database/handle.ts'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql } from '../db/drizzle-orm.ts'
 import type { Db } from '../db/index.ts'
 import { secrets } from '../db/schema/index.ts'
 import * as Secrets from '../runtime/secrets/index.ts'

@@ -3,7 +3,7 @@
  * refused with AUTONOMOUS_TASK_ACTIVE, and the slot frees when the first one ends.
  */
 import assert from 'node:assert/strict'
-import { eq } from 'drizzle-orm'
+import { eq } from '../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-default-workspace.ts'
 import { tasks } from '../db/schema/index.ts'

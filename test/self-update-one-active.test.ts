@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from '../db/drizzle-orm.ts'
 import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import type { DatabaseHandle } from '../compute-host/database/handle.ts'

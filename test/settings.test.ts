@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { sql } from 'drizzle-orm'
+import { sql } from '../db/drizzle-orm.ts'
 import { after, before, describe, test } from 'node:test'
 import { migrateDatabase } from '../compute-host/database/migrate.ts'
 import { createTestApp, json } from './support/app.ts'

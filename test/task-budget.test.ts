@@ -79,7 +79,7 @@ test('a remediation shares its parent’s budget and starts from what the parent
   const { enqueue } = await import('../runtime/tasks/index.ts')
   const { enqueueRemediation } = await import('../compute-host/tasks/sql/enqueue-remediation.ts')
   const { tasks } = await import('../db/schema/index.ts')
-  const { eq } = await import('drizzle-orm')
+  const { eq } = await import('../db/drizzle-orm.ts')
   const db = stack.host.resources.databases.application.db
   const used = { inputTokens: 1_200, outputTokens: 80, toolCalls: 4, wallTimeMs: 9_000 }
   const parent = await enqueue(db, {

@@ -5,7 +5,7 @@
  * task finishes.
  */
 import assert from 'node:assert/strict'
-import { count, eq, sql } from 'drizzle-orm'
+import { count, eq, sql } from '../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { migrateDatabase } from '../compute-host/database/migrate.ts'

@@ -4,7 +4,7 @@
  * restart recovery, and start/stop serialisation.
  */
 import assert from 'node:assert/strict'
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql } from '../db/drizzle-orm.ts'
 import { after, before, test } from 'node:test'
 import { tasks } from '../db/schema/index.ts'
 import * as Tasks from '../runtime/tasks/index.ts'

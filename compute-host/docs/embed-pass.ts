@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import { embedPendingChunks, hasDocVectors } from './embed-chunks.ts'

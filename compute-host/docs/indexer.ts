@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { docChunks, docs } from '../../db/schema/index.ts'
 import { chunkMarkdown } from '../../runtime/docs/chunk.ts'

@@ -1,4 +1,4 @@
-import { and, desc, eq, lte } from 'drizzle-orm'
+import { and, desc, eq, lte } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { modelPrices } from '../../db/observability/schema/index.ts'
 import type { ModelPrice, SetModelPrice } from '../../runtime/contracts/observability.ts'

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { desc, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { retentionRuns, retentionSettings } from '../../db/observability/schema/index.ts'
 import type { RetentionTrigger } from '../../db/observability/schema/index.ts'

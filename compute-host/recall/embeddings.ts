@@ -1,5 +1,5 @@
 import { embedMany } from 'ai'
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { rowsOf } from '../../db/rows.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'

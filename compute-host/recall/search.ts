@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { rowsOf } from '../../db/rows.ts'
 import type { RecallKind } from '../../db/memory-enums.ts'

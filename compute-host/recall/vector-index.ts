@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm'
+import { sql, type SQL } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 
 /**

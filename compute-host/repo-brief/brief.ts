@@ -3,6 +3,7 @@ import { createBriefAdmission } from './admission.ts'
 import { createBriefCache } from './cache.ts'
 import { composeRepoBrief, type RepoBrief } from './compose.ts'
 import { createExportCache } from './export-cache.ts'
+import { createExportWarmer } from './export-warmer.ts'
 import { treeFingerprint } from './fingerprint.ts'
 import { takeInventory, type Inventory } from './inventory.ts'
 
@@ -25,6 +26,8 @@ const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
 // symbols of each unchanged file.
 const inventories = createBriefCache<Inventory>(CACHED_INVENTORIES)
 const exports = createExportCache()
+// The rest of a repository's sources, parsed in the background after its first brief.
+const warmer = createExportWarmer(exports)
 
 /**
  * The repository brief for a query, as every caller gets it: admitted under the host's cap
@@ -56,7 +59,10 @@ export async function buildRepoBrief(
     const inventory = known ?? (await takeInventory(canonical, signal))
     const brief = await composeRepoBrief(canonical, query, signal, { inventory, exports })
     if (key) cache.set(key, brief)
-    if (treeKey && !known) inventories.set(treeKey, inventory)
+    if (!known) {
+      if (treeKey) inventories.set(treeKey, inventory)
+      warmer.start(canonical, inventory)
+    }
     return structuredClone(brief)
   } finally {
     lease.release()
@@ -65,6 +71,12 @@ export async function buildRepoBrief(
 
 /** How many briefs run and wait now (for tests and the fault suite). */
 export const repoBriefStats = () => admission.stats()
+
+/** How many sources' symbols are cached, across repositories (tests). */
+export const cachedSourceCount = () => exports.size
+
+/** Resolves once no background parse of a repository's sources is running (tests, bench). */
+export const repoBriefWarmIdle = () => warmer.idle()
 
 /** The brief as Markdown, byte-identical for identical briefs. */
 export function formatRepoBrief(brief: RepoBrief): string {

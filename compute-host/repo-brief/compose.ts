@@ -1,17 +1,17 @@
 import { realpath } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
-import { exportedSymbols, loadTypeScript } from './exports.ts'
 import { createExportCache, type ExportCache } from './export-cache.ts'
 import { takeInventory, type Inventory } from './inventory.ts'
+import { mapBounded } from './map-bounded.ts'
 import { createSourceReader } from './source-reader.ts'
+import { isBriefSource, MAX_SOURCE_BYTES, symbolsOf, TEST } from './symbols.ts'
 
-const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/
-const TEST = /(\.|_)(test|spec)\.[a-z]+$|(^|\/)(__tests__|tests?)\//
 const MAX_PARSED = 400
-const MAX_SOURCE_BYTES = 256 * 1024
 const MAX_FILES = 12
 const MAX_TESTS = 5
 const MAX_CHANGED = 30
+// Files read and parsed at once: enough to keep libuv's four pool threads busy (mapBounded).
+const PARALLEL_READS = 8
 // A top match this strong, with its exports matching and a test beside it, is specific enough to
 // implement against without a separate research pass.
 const READY_SCORE = 8
@@ -75,7 +75,7 @@ export async function composeRepoBrief(
   const inventory = reuse.inventory ?? (await takeInventory(root, signal))
   const exportCache = reuse.exports ?? createExportCache()
   const reader = createSourceReader(root, MAX_SOURCE_BYTES)
-  const sources = inventory.files.filter((f) => SOURCE.test(f) && !TEST.test(f))
+  const sources = inventory.files.filter(isBriefSource)
   const tests = inventory.files.filter((f) => TEST.test(f))
 
   const pathScore = (file: string) => {
@@ -100,23 +100,13 @@ export async function composeRepoBrief(
     toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
   }
 
-  const symbolsOf = async (path: string): Promise<string[]> => {
-    const stamp = exportCache.stamp(root, path)
-    const known = stamp && exportCache.get(root, path, stamp)
-    if (known) return known
-    const text = await reader.read(path)
-    if (text === undefined) return []
-    const exports = exportedSymbols(await loadTypeScript(), path, text)
-    // Kept only when the file is still what was stamped before the read.
-    if (stamp && exportCache.stamp(root, path) === stamp)
-      exportCache.set(root, path, stamp, exports)
-    return exports
-  }
-
-  const scored: BriefFile[] = []
-  for (const { path, score: base } of toParse) {
+  const symbols = await mapBounded(toParse, PARALLEL_READS, ({ path }) => {
     signal?.throwIfAborted()
-    const exports = await symbolsOf(path)
+    return symbolsOf(root, path, reader, exportCache)
+  })
+  const scored: BriefFile[] = []
+  for (const [at, { path, score: base }] of toParse.entries()) {
+    const exports = symbols[at]!
     let score = base
     for (const symbol of exports) {
       const lower = symbol.toLowerCase()

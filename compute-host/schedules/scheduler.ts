@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte, min, or, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { scheduleFires, schedules } from '../../db/schema/index.ts'
 import { createId } from '../../runtime/ids.ts'

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../drizzle-orm.ts'
 import { agents } from '../schema/index.ts'
 import type { DataMigration } from './types.ts'
 

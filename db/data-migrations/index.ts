@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq } from '../drizzle-orm.ts'
 import type { Db } from '../index.ts'
 import { dataMigrations } from '../schema/index.ts'
 import { seedAgentRuntimeSettings } from './0001-seed-agent-runtime-settings.ts'

@@ -1,4 +1,4 @@
-import { timestamp } from 'drizzle-orm/pg-core'
+import { timestamp } from '../drizzle-pg-core.ts'
 
 /** Creation and update times, kept in UTC with time zone. */
 export const timestamps = {

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { boolean, check, integer, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 
 /**
  * The agent-runtime singleton: model source and default, execution and delegation bounds, and

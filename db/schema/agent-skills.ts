@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { boolean, check, jsonb, pgTable, text, unique } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 import { agents } from './agents.ts'
 

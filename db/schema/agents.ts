@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, jsonb, pgTable, text } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { boolean, check, jsonb, pgTable, text } from '../drizzle-pg-core.ts'
 import type { BrowserAccess, WorkspaceAccess } from '../agent-enums.ts'
 import { timestamps } from './_columns.ts'
 

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, pgTable, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { boolean, check, pgTable, timestamp } from '../drizzle-pg-core.ts'
 
 /** Switches for everything popagent may do on its own. Seeded once, all off. */
 export const autonomySettings = pgTable(

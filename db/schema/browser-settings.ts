@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, pgTable, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { boolean, check, pgTable, timestamp } from '../drizzle-pg-core.ts'
 
 /** The global browser-automation toggle; read on every run, so a change applies at once. */
 export const browserSettings = pgTable(

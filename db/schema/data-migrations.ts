@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 
 /** Markers of the versioned data migrations (seeds, backfills) that have been applied. */
 export const dataMigrations = pgTable('popagent_data_migrations', {

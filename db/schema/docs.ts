@@ -1,5 +1,13 @@
-import { sql } from 'drizzle-orm'
-import { check, customType, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import {
+  check,
+  customType,
+  index,
+  integer,
+  pgTable,
+  text,
+  uniqueIndex,
+} from '../drizzle-pg-core.ts'
 import {
   DOC_INDEX_STATES,
   DOC_MAX_CHARS,

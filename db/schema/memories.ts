@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { check, index, pgTable, text, timestamp, uniqueIndex } from '../drizzle-pg-core.ts'
 import {
   EVOLUTION_KEY_PATTERN,
   FACT_KEY_PATTERN,

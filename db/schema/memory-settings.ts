@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../drizzle-orm.ts'
 import {
   boolean,
   check,
@@ -7,7 +7,7 @@ import {
   pgTable,
   text,
   timestamp,
-} from 'drizzle-orm/pg-core'
+} from '../drizzle-pg-core.ts'
 
 /**
  * The Observational Memory singleton (compute-host/memory/observational-options.ts maps each to Mastra's options).

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, customType, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { check, customType, index, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 import { RECALL_KINDS, type RecallKind } from '../memory-enums.ts'
 import { memories } from './memories.ts'
 import { sessions } from './sessions.ts'

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 
 /**

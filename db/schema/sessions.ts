@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../drizzle-orm.ts'
 import {
   boolean,
   check,
@@ -8,7 +8,7 @@ import {
   pgTable,
   text,
   timestamp,
-} from 'drizzle-orm/pg-core'
+} from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 import { workspaces } from './workspaces.ts'
 

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { check, integer, jsonb, pgTable, primaryKey, text, timestamp } from '../drizzle-pg-core.ts'
 import {
   PHASE_STATES,
   WORKFLOW_PHASES,

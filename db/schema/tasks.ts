@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../drizzle-orm.ts'
 import {
   bigint,
   boolean,
@@ -10,7 +10,7 @@ import {
   text,
   timestamp,
   uniqueIndex,
-} from 'drizzle-orm/pg-core'
+} from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 import { sessions } from './sessions.ts'
 import { workspaces } from './workspaces.ts'

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../drizzle-orm.ts'
+import { check, index, integer, jsonb, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 import { sessions } from './sessions.ts'
 

@@ -1,4 +1,4 @@
-import { pgTable, text } from 'drizzle-orm/pg-core'
+import { pgTable, text } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import { Hono } from 'hono'
 import type { Db } from '../../db/index.ts'
 import type { HealthBody, ProbeResult } from '../../runtime/contracts/health.ts'

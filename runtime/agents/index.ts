@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { agents } from '../../db/schema/index.ts'
 import type { Agent, PatchAgentInput } from '../contracts/agents.ts'

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { docs } from '../../db/schema/index.ts'
 import type { ImportDocsResult, ImportedFile } from '../contracts/docs.ts'

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { docs } from '../../db/schema/index.ts'
 import type { CreateDocInput, Doc, DocSummary, PatchDocInput } from '../contracts/docs.ts'

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import { docs } from '../../db/schema/index.ts'
 import type { Doc, DocSummary } from '../contracts/docs.ts'
 

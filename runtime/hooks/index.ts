@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray } from '../../db/drizzle-orm.ts'
 import type { HookEvent } from '../../db/hook-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { hookRuns, hooks, secretBindings } from '../../db/schema/index.ts'

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import type { MemoryActor } from '../../db/memory-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { UserMemoryProtected } from './errors.ts'

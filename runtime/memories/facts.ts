@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, ne, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, ne, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { memories } from '../../db/schema/index.ts'
 import type { Memory } from '../contracts/memories.ts'

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, ilike, isNull, sql, type SQL } from '../../db/drizzle-orm.ts'
 import type { MemoryActor } from '../../db/memory-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { memories } from '../../db/schema/index.ts'

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq } from '../../db/drizzle-orm.ts'
 import type { RecallKind } from '../../db/memory-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { recallItems } from '../../db/schema/index.ts'

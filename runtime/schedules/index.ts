@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { schedules } from '../../db/schema/index.ts'
 import type { TaskSource } from '../../db/schema/tasks.ts'

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm'
+import { and, asc, eq, inArray, ne } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { hooks, secretBindings, secrets } from '../../db/schema/index.ts'
 import type { CreateSecretInput, SecretBindingsInput, SecretView } from '../contracts/secrets.ts'

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import {
   taskPhases,

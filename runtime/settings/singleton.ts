@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import type { PgTable } from 'drizzle-orm/pg-core'
+import { sql } from '../../db/drizzle-orm.ts'
+import type { PgTable } from '../../db/drizzle-pg-core.ts'
 import type { Db } from '../../db/index.ts'
 import { AppError } from '../errors.ts'
 

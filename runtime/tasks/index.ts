@@ -1,5 +1,5 @@
 import { RESOLVABLE_TASK_STATES } from '../../db/task-enums.ts'
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { sessions, taskActivity, tasks, TERMINAL_TASK_STATES } from '../../db/schema/index.ts'
 import type { TaskKind, TaskSource } from '../../db/schema/tasks.ts'

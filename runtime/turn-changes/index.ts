@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, eq, inArray, lt, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { turnBlobs, turnChanges } from '../../db/schema/index.ts'
 import type { UndoFileResult } from '../contracts/turn-changes.ts'

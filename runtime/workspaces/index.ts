@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
 import { schedules, sessions, tasks, workspaces } from '../../db/schema/index.ts'

@@ -10,7 +10,7 @@
  * those over (no task may need a second attempt).
  */
 import assert from 'node:assert/strict'
-import { inArray } from 'drizzle-orm'
+import { inArray } from '../../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import { openNodePostgres } from '../../compute-host/database/postgres.ts'

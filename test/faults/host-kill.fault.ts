@@ -7,7 +7,7 @@
  * must stay within two leases (bounded by the lease, not by the backlog).
  */
 import assert from 'node:assert/strict'
-import { and, eq, inArray, or } from 'drizzle-orm'
+import { and, eq, inArray, or } from '../../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import { until } from '../support/until.ts'

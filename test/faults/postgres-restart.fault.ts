@@ -6,7 +6,7 @@
  * work resumes after each restart is measured, with the failed attempts by class.
  */
 import assert from 'node:assert/strict'
-import { gt, min } from 'drizzle-orm'
+import { gt, min } from '../../db/drizzle-orm.ts'
 import { test } from 'node:test'
 import { tasks } from '../../db/schema/index.ts'
 import { until } from '../support/until.ts'

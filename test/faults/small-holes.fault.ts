@@ -14,7 +14,7 @@
  *   line that bypassed its JSON logger.
  */
 import assert from 'node:assert/strict'
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/drizzle-orm.ts'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -5,7 +5,7 @@
  *
  * Env: DATABASE_URL, HOST_ID, WORKSPACE_ID, DURATION_MS.
  */
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray } from '../../db/drizzle-orm.ts'
 import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { createLogger } from '../../compute-host/log.ts'
 import { createTaskRunner } from '../../compute-host/tasks/runner.ts'

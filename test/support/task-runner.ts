@@ -2,7 +2,7 @@
  * A task runner on a test database with a scripted executor: the prompt says what an attempt
  * does (`ok`, `fail:<class>`, `hang` until aborted, `ignore` abort until released, `record:N`).
  */
-import { eq } from 'drizzle-orm'
+import { eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
 import { tasks } from '../../db/schema/index.ts'

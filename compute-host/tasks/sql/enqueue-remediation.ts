@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq } from '../../../db/drizzle-orm.ts'
 import type { Db } from '../../../db/index.ts'
 import { tasks } from '../../../db/schema/index.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../../../runtime/pg-errors.ts'

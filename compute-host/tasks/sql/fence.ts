@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray } from '../../../db/drizzle-orm.ts'
 import { tasks } from '../../../db/schema/index.ts'
 import type { TaskRow } from '../../../runtime/tasks/index.ts'
 

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNull } from '../../../db/drizzle-orm.ts'
 import type { Db } from '../../../db/index.ts'
 import { tasks } from '../../../db/schema/index.ts'
 import type { TaskRow } from '../../../runtime/tasks/index.ts'

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from '../../../db/drizzle-orm.ts'
 import type { Db } from '../../../db/index.ts'
 import { tasks } from '../../../db/schema/index.ts'
 

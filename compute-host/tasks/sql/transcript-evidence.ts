@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm'
+import { desc, eq } from '../../../db/drizzle-orm.ts'
 import type { Db } from '../../../db/index.ts'
 import { taskActivity } from '../../../db/schema/index.ts'
 

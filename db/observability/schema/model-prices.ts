@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core'
+import { sql } from '../../drizzle-orm.ts'
+import { check, numeric, pgTable, text, timestamp, unique, uuid } from '../../drizzle-pg-core.ts'
 
 const usdPerMtok = () => numeric({ precision: 14, scale: 6, mode: 'number' })
 

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { sql } from '../../drizzle-orm.ts'
+import { check, index, integer, pgTable, text, timestamp, uuid } from '../../drizzle-pg-core.ts'
 
 const time = () => timestamp({ withTimezone: true, mode: 'date' })
 

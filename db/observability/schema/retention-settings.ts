@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm'
-import { boolean, check, integer, pgTable, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from '../../drizzle-orm.ts'
+import { boolean, check, integer, pgTable, timestamp } from '../../drizzle-pg-core.ts'
 
 /** The shortest retention the owner may set: today and yesterday are always kept. */
 export const MIN_RETENTION_DAYS = 2

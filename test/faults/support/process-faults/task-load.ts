@@ -2,7 +2,7 @@
  * Task load for the process faults: real user tasks, each with a unique marker in its prompt,
  * answered by the scripted gateway after a hold, and the final accounting of what became of them.
  */
-import { inArray, or } from 'drizzle-orm'
+import { inArray, or } from '../../../../db/drizzle-orm.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../../../db/data-migrations/0002-register-default-workspace.ts'
 import type { Db } from '../../../../db/index.ts'
 import { tasks } from '../../../../db/schema/index.ts'
