@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from '../db/drizzle-orm.ts'
+import { eq, sql } from '../db/drizzle-orm.ts'
+import { rowsOf } from '../db/rows.ts'
 import type { Db } from '../db/index.ts'
 import { docChunks, docs } from '../db/schema/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../db/data-migrations/0002-register-default-workspace.ts'
@@ -55,6 +56,20 @@ export function docsSuite(name: string, setup: () => Promise<DocsContext>) {
     // vector leg: docs-vectors.test.ts and docs-import.test.ts go through it).
     const searchIn = async (id: string, query: string) => ({
       results: (await searchDocText(ctx.db, id, query, 5)).map((r) => toHit(r)),
+    })
+
+    test('the full-text indexes take new rows directly, with no pending list for searches to scan', async () => {
+      // Both full-text GIN indexes (docs and recall), as both databases migrate them.
+      const found = rowsOf<{ name: string; options: string[] | null }>(
+        await ctx.db.execute(sql`
+          select c.relname as name, c.reloptions as options from pg_class c
+          where c.relname in ('popagent_doc_chunks_tsv_idx', 'popagent_recall_items_tsv_idx')
+          order by c.relname`),
+      )
+      assert.deepEqual(found, [
+        { name: 'popagent_doc_chunks_tsv_idx', options: ['fastupdate=false'] },
+        { name: 'popagent_recall_items_tsv_idx', options: ['fastupdate=false'] },
+      ])
     })
 
     test('a written document is indexed in the background into heading-scoped chunks and found by a paraphrase', async () => {

@@ -1,13 +1,6 @@
 import { sql } from '../drizzle-orm.ts'
-import {
-  check,
-  customType,
-  index,
-  integer,
-  pgTable,
-  text,
-  uniqueIndex,
-} from '../drizzle-pg-core.ts'
+import { check, index, integer, pgTable, text, uniqueIndex } from '../drizzle-pg-core.ts'
+import { GIN_DIRECT_UPDATES, tsvector } from './full-text.ts'
 import {
   DOC_INDEX_STATES,
   DOC_MAX_CHARS,
@@ -19,7 +12,6 @@ import {
 import { timestamps } from './_columns.ts'
 import { workspaces } from './workspaces.ts'
 
-const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 const listOf = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '))
 
 /**
@@ -80,7 +72,7 @@ export const docChunks = pgTable(
     tsv: tsvector().generatedAlwaysAs(sql`to_tsvector('english', heading_path || ' ' || content)`),
   },
   (t) => [
-    index('popagent_doc_chunks_tsv_idx').using('gin', t.tsv),
+    index('popagent_doc_chunks_tsv_idx').using('gin', t.tsv).with(GIN_DIRECT_UPDATES),
     index('popagent_doc_chunks_workspace_idx').on(t.workspaceId),
     index('popagent_doc_chunks_doc_idx').on(t.docId, t.ordinal),
   ],

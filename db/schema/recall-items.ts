@@ -1,10 +1,10 @@
 import { sql } from '../drizzle-orm.ts'
-import { check, customType, index, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
+import { check, index, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
+import { GIN_DIRECT_UPDATES, tsvector } from './full-text.ts'
 import { RECALL_KINDS, type RecallKind } from '../memory-enums.ts'
 import { memories } from './memories.ts'
 import { sessions } from './sessions.ts'
 
-const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 const kinds = sql.raw(RECALL_KINDS.map((k) => `'${k}'`).join(', '))
 
 /**
@@ -28,7 +28,7 @@ export const recallItems = pgTable(
   },
   (t) => [
     check('popagent_recall_items_kind', sql`${t.kind} in (${kinds})`),
-    index('popagent_recall_items_tsv_idx').using('gin', t.tsv),
+    index('popagent_recall_items_tsv_idx').using('gin', t.tsv).with(GIN_DIRECT_UPDATES),
     index('popagent_recall_items_session_idx').on(t.sessionId),
     index('popagent_recall_items_memory_idx').on(t.memoryId),
   ],
