@@ -23,19 +23,24 @@ export async function embedPendingChunks(db: Db, embed: Embed, model: string): P
   let done = 0
   for (;;) {
     const count = await db.transaction(async (tx) => {
-      const pending = rowsOf<{ id: string; text: string }>(
+      const pending = rowsOf<{ id: string; workspace_id: string; text: string }>(
         await tx.execute(sql`
-          select c.id, c.heading_path || E'\n' || c.content as text from popagent_doc_chunks c
+          select c.id, c.workspace_id, c.heading_path || E'\n' || c.content as text
+          from popagent_doc_chunks c
           where not exists (
             select 1 from popagent_doc_vectors v where v.chunk_id = c.id and v.model = ${model})
           order by c.id limit ${BATCH} for update of c skip locked`),
       )
       if (pending.length === 0) return 0
       const vectors = await embed(pending.map((p) => p.text))
-      const rows = pending.map((chunk, at) => [chunk.id, `[${vectors[at]!.join(',')}]`])
+      const rows = pending.map((chunk, at) => [
+        chunk.id,
+        chunk.workspace_id,
+        `[${vectors[at]!.join(',')}]`,
+      ])
       await tx.execute(sql`
-        insert into popagent_doc_vectors (chunk_id, model, embedding)
-        select x->>0, ${model}, (x->>1)::vector
+        insert into popagent_doc_vectors (chunk_id, workspace_id, model, embedding)
+        select x->>0, x->>1, ${model}, (x->>2)::vector
         from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) x
         on conflict do nothing`)
       return pending.length

@@ -109,14 +109,21 @@ async function nearestChunks(
   model: string,
 ): Promise<DocChunkRow[]> {
   const literal = `[${vector.join(',')}]`
+  // The nearest of the workspace's vectors first, from the vectors alone (each carries its
+  // chunk's workspace, migration 0016), and only those joined to their text.
   const result = await db.execute(sql`
+    with nearest as materialized (
+      select v.chunk_id, v.embedding <=> ${literal}::vector as distance
+      from popagent_doc_vectors v
+      where v.workspace_id = ${workspaceId} and v.model = ${model}
+      order by distance, v.chunk_id
+      limit ${LEG_LIMIT}
+    )
     select c.id as chunk_id, c.doc_id, d.slug, d.title, c.heading_path, c.content,
-           1 - (v.embedding <=> ${literal}::vector) as score
-    from popagent_doc_vectors v
-    join popagent_doc_chunks c on c.id = v.chunk_id
+           1 - n.distance as score
+    from nearest n
+    join popagent_doc_chunks c on c.id = n.chunk_id
     join popagent_docs d on d.id = c.doc_id
-    where v.model = ${model} and c.workspace_id = ${workspaceId}
-    order by v.embedding <=> ${literal}::vector, c.id
-    limit ${LEG_LIMIT}`)
+    order by n.distance, c.id`)
   return rowsOf<DocChunkRow>(result)
 }
