@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises'
+import { byCodeUnits } from '../../runtime/code-unit-order.ts'
 import { basename, dirname } from 'node:path'
 import { createExportCache, type ExportCache } from './export-cache.ts'
 import { takeInventory, type Inventory } from './inventory.ts'
@@ -90,7 +91,7 @@ export async function composeRepoBrief(
   }
   const byPath = sources
     .map((path) => ({ path, score: pathScore(path) }))
-    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
+    .sort((a, b) => b.score - a.score || byCodeUnits(a.path, b.path))
   // Parse the files whose path matched, then changed ones, up to the bound.
   const toParse = [
     ...byPath.filter((f) => f.score > 0),
@@ -122,7 +123,7 @@ export async function composeRepoBrief(
       ...(change && { change }),
     })
   }
-  scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
+  scored.sort((a, b) => b.score - a.score || byCodeUnits(a.path, b.path))
   const files = scored.slice(0, MAX_FILES)
   const top = files[0]
   const readyForImplementation =
@@ -137,7 +138,7 @@ export async function composeRepoBrief(
     git: inventory.git,
     files,
     changed: [...inventory.changes]
-      .sort(([a], [b]) => a.localeCompare(b))
+      .sort(([a], [b]) => byCodeUnits(a, b))
       .slice(0, MAX_CHANGED)
       .map(([path, status]) => ({ path, status })),
     readyForImplementation,
