@@ -76,21 +76,18 @@ export async function composeRepoBrief(
   const inventory = reuse.inventory ?? (await takeInventory(root, signal))
   const exportCache = reuse.exports ?? createExportCache()
   const reader = createSourceReader(root, MAX_SOURCE_BYTES)
-  const sources = inventory.files.filter(isBriefSource)
-  const tests = inventory.files.filter((f) => TEST.test(f))
+  const { sources, tests } = layoutOf(inventory)
 
-  const pathScore = (file: string) => {
-    const name = basename(file).toLowerCase()
-    const dir = dirname(file).toLowerCase()
+  const pathScore = (file: SourcePath) => {
     let score = 0
     for (const term of terms) {
-      if (name.includes(term)) score += 3
-      else if (dir.includes(term)) score += 1
+      if (file.name.includes(term)) score += 3
+      else if (file.dir.includes(term)) score += 1
     }
     return score
   }
   const byPath = sources
-    .map((path) => ({ path, score: pathScore(path) }))
+    .map((file) => ({ path: file.path, score: pathScore(file) }))
     .sort((a, b) => b.score - a.score || byCodeUnits(a.path, b.path))
   // Parse the files whose path matched, then changed ones, up to the bound.
   const toParse = [
@@ -143,6 +140,28 @@ export async function composeRepoBrief(
       .map(([path, status]) => ({ path, status })),
     readyForImplementation,
   }
+}
+
+type SourcePath = { path: string; name: string; dir: string }
+
+// An inventory's sources with their lowercased names and folders, and its tests, worked out once
+// per inventory (it is reused for every question on an unchanged tree), not once per brief.
+const layouts = new WeakMap<Inventory, { sources: SourcePath[]; tests: string[] }>()
+
+function layoutOf(inventory: Inventory) {
+  let layout = layouts.get(inventory)
+  if (!layout) {
+    layout = {
+      sources: inventory.files.filter(isBriefSource).map((path) => ({
+        path,
+        name: basename(path).toLowerCase(),
+        dir: dirname(path).toLowerCase(),
+      })),
+      tests: inventory.files.filter((f) => TEST.test(f)),
+    }
+    layouts.set(inventory, layout)
+  }
+  return layout
 }
 
 /** Tests named after the file (`x.test.ts`, `x.spec.ts`, `__tests__/x.ts`, `test/x*.test.ts`). */
