@@ -10,8 +10,9 @@ import { join } from 'node:path'
  * The cache lives beside the install, in `node_modules/.cache/popagent-compile`, not in the
  * shared temporary directory that is Node's default: compiled code in it runs as popagent, so
  * it must be exactly as private as the code it comes from. It is created 0700, and used only when
- * it is a real directory owned by this user that nobody else can write; otherwise (a read-only
- * install, a directory someone else made) popagent starts without it, only slower. An operator's
+ * it is a real directory owned by this user that nobody else can use, in a `.cache` nobody else
+ * can write; otherwise (a read-only install, a directory someone else made) popagent starts
+ * without it, only slower. An operator's
  * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE is left to Node.
  */
 export function enableOwnCompileCache(
@@ -21,15 +22,28 @@ export function enableOwnCompileCache(
   if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) {
     return 'left to the environment'
   }
-  const dir = join(installRoot, 'node_modules', '.cache', 'popagent-compile')
+  const parent = join(installRoot, 'node_modules', '.cache')
+  const dir = join(parent, 'popagent-compile')
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-  } catch {
-    return 'not writable'
+    // The shared `.cache` (and `node_modules`, when missing) with the usual modes; ours 0700.
+    mkdirSync(parent, { recursive: true })
+    mkdirSync(dir, { mode: 0o700 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'not writable'
   }
-  const info = lstatSync(dir)
-  const own = process.getuid === undefined || info.uid === process.getuid()
-  if (!info.isDirectory() || !own || (info.mode & 0o077) !== 0) return 'not private'
+  const uid = process.getuid?.()
+  try {
+    // Ours: a real directory of this user that only this user can use. Its parent: one nobody
+    // else can write, or the cache could be renamed away and another put in its place.
+    const cache = lstatSync(dir)
+    const above = lstatSync(parent)
+    const mine = uid === undefined || cache.uid === uid
+    const trustedAbove = uid === undefined || above.uid === uid || above.uid === 0
+    if (!cache.isDirectory() || !mine || (cache.mode & 0o077) !== 0) return 'not private'
+    if (!above.isDirectory() || !trustedAbove || (above.mode & 0o022) !== 0) return 'not private'
+  } catch {
+    return 'not private'
+  }
   return enableCompileCache(dir).status === constants.compileCacheStatus.FAILED
     ? 'not writable'
     : 'enabled'

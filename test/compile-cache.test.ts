@@ -45,6 +45,13 @@ test('a cache directory others can write, or a link, is not used', () => {
   assert.equal(enableIn(linked), 'not private')
 })
 
+test('a cache under a .cache others can write is not used', () => {
+  const shared = join(dir, 'shared')
+  mkdirSync(join(shared, 'node_modules', '.cache'), { recursive: true })
+  chmodSync(join(shared, 'node_modules', '.cache'), 0o777)
+  assert.equal(enableIn(shared), 'not private')
+})
+
 test("the operator's NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE wins", () => {
   const root = join(dir, 'operator')
   mkdirSync(root)

@@ -87,6 +87,7 @@ test('after the first brief the other sources are parsed in the background; a la
   const repo = await makeRepository(join(dir, 'warm'), files)
   await symlink(outside, join(repo, 'src', 'linked.ts'))
 
+  await repoBriefWarmIdle() // an earlier test's warm, finished before counting
   const before = cachedSourceCount()
   const first = await buildRepoBrief(repo, 'unit7')
   assert.equal(first.files[0]?.path, 'src/part7/unit7.ts')

@@ -124,6 +124,7 @@ async function nearestChunks(
     from nearest n
     join popagent_doc_chunks c on c.id = n.chunk_id
     join popagent_docs d on d.id = c.doc_id
+    where c.workspace_id = ${workspaceId}
     order by n.distance, c.id`)
   return rowsOf<DocChunkRow>(result)
 }

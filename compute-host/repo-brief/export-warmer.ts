@@ -19,31 +19,37 @@ const PARALLEL_READS = 4
  * One repository at a time, four files in flight, each parsed in its own turn of the event loop
  * (a parse is a fraction of a millisecond, so a request waits for at most one), through the same contained reader and stamp
  * checks as a brief: what it caches is exactly what a brief would have. A warm of another
- * repository, or of a newer inventory of the same one, replaces the running one.
+ * repository replaces the running one.
  */
 export function createExportWarmer(cache: ExportCache) {
-  let running: { stop: AbortController; done: Promise<void> } | undefined
+  let running: { root: string; stop: AbortController; done: Promise<void> } | undefined
 
   async function warm(root: string, files: string[], signal: AbortSignal) {
     const reader = createSourceReader(root, MAX_SOURCE_BYTES)
     await mapBounded(files, PARALLEL_READS, async (path) => {
       await nextTurn()
-      if (signal.aborted) return
+      // Stopped: the workers end at once instead of stepping through the rest of the list.
+      signal.throwIfAborted()
       // A file that cannot be read now is left for a brief to report; the warm goes on.
       await symbolsOf(root, path, reader, cache).catch(() => undefined)
-    })
+    }).catch(() => undefined)
   }
 
   return {
-    /** Starts warming `root`'s sources (canonical path) from its inventory. */
+    /**
+     * Starts warming `root`'s sources (canonical path) from its inventory. A warm of the same
+     * repository still running is left to finish: briefs parse what a newer inventory adds, and
+     * a tree too large for a fingerprint (a new inventory every brief) is not restarted each time.
+     */
     start(root: string, inventory: Inventory) {
+      if (running?.root === root) return
       running?.stop.abort()
       const stop = new AbortController()
       const files = inventory.files.filter(isBriefSource).slice(0, MAX_WARMED)
       const done = warm(root, files, stop.signal).finally(() => {
         if (running?.stop === stop) running = undefined
       })
-      running = { stop, done }
+      running = { root, stop, done }
     },
     /** Resolves once no warm is running (tests and the bench wait for it). */
     async idle(): Promise<void> {

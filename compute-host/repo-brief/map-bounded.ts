@@ -25,6 +25,6 @@ export async function mapBounded<T, R>(
       }
     }
   }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker))
   return results
 }
