@@ -15,8 +15,11 @@ import { createWorkspace } from './support/api-fixtures.ts'
 import { quietLog, startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient, type Client } from './support/typed-client.ts'
 import { waitFor } from './support/until.ts'
+import { pgvectorMissing } from './support/pgvector.ts'
 
-describe('documentation search with vectors', () => {
+const NO_VECTORS = await pgvectorMissing()
+
+describe('documentation search with vectors', { skip: NO_VECTORS }, () => {
   let stack: TestStack
   let api: Client['api']
   let mine: string

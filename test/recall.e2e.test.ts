@@ -15,6 +15,9 @@ import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream, streamedText } from './support/ui-stream.ts'
 import { until, waitFor } from './support/until.ts'
+import { pgvectorMissing } from './support/pgvector.ts'
+
+const NO_VECTORS = await pgvectorMissing()
 
 const FACT = 'the staging database listens on port 6543 behind pgbouncer-zq7'
 
@@ -77,12 +80,19 @@ describe('cross-session recall', () => {
     assert.match(block, new RegExp(`session ${factSession}`))
     assert.match(block, /turn trn_/)
     assert.match(block, /earlier session/)
-    // The query was embedded through the gateway's /v1/embeddings with the settings' model.
+    // The query was embedded through the gateway's /v1/embeddings with the settings' model;
+    // without pgvector recall is full text only (and never embeds).
     const embeddings = asked.requests.filter((r) => r.path === '/v1/embeddings')
-    assert.ok(embeddings.some((r) => r.body.model === 'embed/test'))
+    assert.equal(
+      embeddings.some((r) => r.body.model === 'embed/test'),
+      !NO_VECTORS,
+    )
     // The activity lists what was used, with the same provenance.
     assert.equal(asked.recall?.status, 'completed')
-    assert.match(asked.recall?.output ?? '', /^hybrid; \d+ item\(s\)/)
+    assert.match(
+      asked.recall?.output ?? '',
+      NO_VECTORS ? /^full-text: pgvector is not available; 1 item\(s\)/ : /^hybrid; \d+ item\(s\)/,
+    )
     assert.match(asked.recall?.output ?? '', new RegExp(`session ${factSession}`))
     // The block is never saved with the session (system messages stay out of the thread).
     const saved = await okJson(
@@ -109,20 +119,24 @@ describe('cross-session recall', () => {
     assert.match(block, /release\/yyyy-mm/)
   })
 
-  test('an embedding outage costs the vector leg only, and the activity says so', async () => {
-    stack.gateway.failEmbeddings(500)
-    try {
-      const session = await createSession(stack.edge())
-      const asked = await turn(session, 'Remind me about the staging database port')
-      assert.match(recallBlocks(asked.first)[0] ?? '', /port 6543/)
-      assert.match(
-        asked.recall?.output ?? '',
-        /^full-text: embeddings failed .*full-text recall only/,
-      )
-    } finally {
-      stack.gateway.failEmbeddings(undefined)
-    }
-  })
+  test(
+    'an embedding outage costs the vector leg only, and the activity says so',
+    { skip: NO_VECTORS },
+    async () => {
+      stack.gateway.failEmbeddings(500)
+      try {
+        const session = await createSession(stack.edge())
+        const asked = await turn(session, 'Remind me about the staging database port')
+        assert.match(recallBlocks(asked.first)[0] ?? '', /port 6543/)
+        assert.match(
+          asked.recall?.output ?? '',
+          /^full-text: embeddings failed .*full-text recall only/,
+        )
+      } finally {
+        stack.gateway.failEmbeddings(undefined)
+      }
+    },
+  )
 
   test('a task gets the same recall block before its first step', async () => {
     const api = typedClient(stack.edge()).api
