@@ -1,6 +1,7 @@
 import type { RunEvents, RunRef } from '../runs/run-events.ts'
 import type { AgentToolHooks } from '../runs/tool-hooks.ts'
 import type { HookDispatcher } from './dispatcher.ts'
+import { stableJson } from '../../runtime/stable-json.ts'
 
 export type HookToolGate = {
   hooks: AgentToolHooks
@@ -78,15 +79,4 @@ export function hookToolGate(
       }
     },
   }
-}
-
-/** JSON with object keys sorted, so the same input asked twice is the same call. */
-function stableJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : v,
-    ) ?? 'undefined'
-  )
 }

@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises'
 import { byCodeUnits } from '../../runtime/code-unit-order.ts'
 import { basename, dirname } from 'node:path'
 import { createExportCache, type ExportCache } from './export-cache.ts'
@@ -58,10 +57,12 @@ export function queryTerms(query: string): string[] {
  * process, no model, no embeddings, no network. The same tree and query give the same brief.
  * `signal` stops it between files, and within a file being hashed.
  *
- * Callers go through `buildRepoBrief` (brief.ts), which admits, caches and then calls this.
+ * Callers go through `buildRepoBrief` (brief.ts), which admits, caches and then calls this with
+ * the repository's canonical path (realpath: the contained reader compares it with where the
+ * kernel says each opened file is).
  */
 export async function composeRepoBrief(
-  given: string,
+  root: string,
   query: string,
   signal?: AbortSignal,
   reuse: {
@@ -71,7 +72,6 @@ export async function composeRepoBrief(
     exports?: ExportCache
   } = {},
 ): Promise<RepoBrief> {
-  const root = await realpath(given)
   const terms = queryTerms(query)
   const inventory = reuse.inventory ?? (await takeInventory(root, signal))
   const exportCache = reuse.exports ?? createExportCache()

@@ -1,6 +1,7 @@
 import type { RunBudget } from './budget.ts'
 import type { RunEvents, RunRef } from './run-events.ts'
 import type { AgentToolHooks } from './tool-hooks.ts'
+import { stableJson } from '../../runtime/stable-json.ts'
 
 const FAILURE_CHARS = 300
 
@@ -93,14 +94,4 @@ function failureOf(output: unknown, error: unknown): string | undefined {
   if (reported === undefined || reported === null || reported === false) return undefined
   const text = reported instanceof Error ? reported.message : stableJson(reported)
   return text.slice(0, FAILURE_CHARS)
-}
-
-function stableJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        : v,
-    ) ?? 'undefined'
-  )
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts'
 import type { RunObserver } from '../runs/run-events.ts'
 import type { AgentToolHooks } from '../runs/tool-hooks.ts'
 import { resolveInside } from '../workspaces/containment.ts'
+import { byCodeUnits } from '../../runtime/code-unit-order.ts'
 import {
   captureFile,
   readTree,
@@ -153,7 +154,7 @@ export function turnUndoRecorder(
       if (broken) throw new Error(broken)
       const changes: StoredChange[] = [...t.changes]
         .filter(([, c]) => !sameState(c.before, c.after))
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .sort(([a], [b]) => byCodeUnits(a, b))
         .map(([path, c]) => ({ path, ...c }))
       await TurnChanges.recordTurn(deps.db, turn.turnId, changes, {
         ...(t.truncated && { truncated: t.truncated }),
