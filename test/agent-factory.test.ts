@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test'
 import { RequestContext } from '@mastra/core/request-context'
 import { createRunContext } from '../compute-host/agents/run-context.ts'
 import * as Settings from '../runtime/settings/index.ts'
+import { agentSkills } from '../db/schema/index.ts'
+import { eq } from '../db/drizzle-orm.ts'
 import { json } from './support/app.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
@@ -110,6 +112,33 @@ describe('agent factory', () => {
     // The run that was already built keeps what it started with.
     const earlier = previous.specialists.implementer!
     assert.notEqual(await earlier.getInstructions({ requestContext }), instructions)
+  })
+
+  test('a stored skill Mastra refuses is left out of the run, not the whole build', async () => {
+    const db = stack.host.resources.databases.application.db
+    const id = 'skill_refused_by_mastra'
+    // Written past the API (as a row saved before it checked UTF-16 length would be).
+    await db.insert(agentSkills).values({
+      id,
+      agentId: 'implementer',
+      name: 'too-long-description',
+      description: '😀'.repeat(1024),
+      instructions: 'i',
+      references: {},
+      enabled: true,
+      evolutionManaged: false,
+    })
+    try {
+      const { specialists } = await stack.host.resources.agents.build()
+      const requestContext = await context('remote/big')
+      const names = (await specialists.implementer!.listSkills({ requestContext })).map(
+        (s) => s.name,
+      )
+      assert.ok(!names.includes('too-long-description'), names.join(', '))
+      assert.ok(names.length > 0, 'the agent keeps its other skills')
+    } finally {
+      await db.delete(agentSkills).where(eq(agentSkills.id, id))
+    }
   })
 
   test('tool names this host has no implementation for are reported, not faked', async () => {

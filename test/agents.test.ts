@@ -180,6 +180,11 @@ describe('/api/agents/:id/skills', () => {
     ['a double hyphen', { name: 'bad--name', description: 'd', instructions: 'i' }],
     ['a 65-character name', { name: 'a'.repeat(65), description: 'd', instructions: 'i' }],
     ['a long description', { name: 'ok', description: 'd'.repeat(1025), instructions: 'i' }],
+    // 1,024 characters but 2,048 UTF-16 code units: Mastra's loader counts the latter.
+    [
+      'a description of 1,024 emoji',
+      { name: 'ok', description: '😀'.repeat(1024), instructions: 'i' },
+    ],
     [
       'an escaping reference',
       { name: 'ok', description: 'd', instructions: 'i', references: { '../x.md': 'x' } },

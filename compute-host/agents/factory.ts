@@ -174,7 +174,16 @@ export function createAgentFactory(factoryOptions: {
       ...(factoryOptions.redact && {
         outputProcessors: [redactingProcessor(factoryOptions.redact)],
       }),
-      skills: skills.map((s) =>
+      skills: skills.flatMap((s) => inlineSkill(row.id, s)),
+    }
+  }
+
+  // A row the API accepted can still be one Mastra's loader refuses (a row saved before the API
+  // checked the same limit, or a rule a later Mastra adds). That skill is left out of the run
+  // with a warning naming it; one bad skill must not stop every run of its agent from building.
+  function inlineSkill(agentId: string, s: SkillRow) {
+    try {
+      return [
         createSkill({
           name: s.name,
           description: s.description,
@@ -182,7 +191,14 @@ export function createAgentFactory(factoryOptions: {
           references: s.references,
           metadata: { skillId: s.id, sourceUrl: s.sourceUrl, evolutionManaged: s.evolutionManaged },
         }),
-      ),
+      ]
+    } catch (error) {
+      mastraLogger?.warn('a skill was left out of the run: Mastra refused it', {
+        agentId,
+        skillId: s.id,
+        reason: error instanceof Error ? error.message : String(error),
+      })
+      return []
     }
   }
 

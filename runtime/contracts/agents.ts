@@ -78,6 +78,17 @@ const References = z
   .record(ReferencePath, StorableText(100_000))
   .refine((r) => Object.keys(r).length <= 20, 'at most 20 references')
 
+/**
+ * A skill's description. Mastra's skill loader counts UTF-16 code units (`string.length`) against
+ * its 1,024 limit, while zod's `max` counts code points, so 1,024 emoji passed here and then made
+ * every run of the agent fail to build. Both limits are checked: an emoji counts as two.
+ */
+const SKILL_DESCRIPTION_MAX = 1_024
+const SkillDescription = Line(SKILL_DESCRIPTION_MAX).refine(
+  (d) => d.length <= SKILL_DESCRIPTION_MAX,
+  `at most ${SKILL_DESCRIPTION_MAX} UTF-16 code units (a character outside the Basic Multilingual Plane, such as an emoji, counts as two)`,
+)
+
 export const AgentSkill = z.object({
   id: z.string(),
   agentId: z.string(),
@@ -95,7 +106,7 @@ export type AgentSkill = z.infer<typeof AgentSkill>
 
 export const CreateSkillInput = z.strictObject({
   name: SkillName,
-  description: Line(1_024),
+  description: SkillDescription,
   instructions: Line(100_000),
   references: References.default({}),
   sourceUrl: Url.nullable().default(null),
@@ -106,7 +117,7 @@ export type CreateSkillInput = z.infer<typeof CreateSkillInput>
 export const PatchSkillInput = z
   .strictObject({
     name: SkillName,
-    description: Line(1_024),
+    description: SkillDescription,
     instructions: Line(100_000),
     references: References,
     sourceUrl: Url.nullable(),
