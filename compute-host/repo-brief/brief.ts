@@ -4,8 +4,8 @@ import { createBriefCache } from './cache.ts'
 import { composeRepoBrief, type RepoBrief } from './compose.ts'
 import { createExportCache } from './export-cache.ts'
 import { createExportWarmer } from './export-warmer.ts'
-import { treeFingerprint } from './fingerprint.ts'
 import { takeInventory, type Inventory } from './inventory.ts'
+import { createWatchedFingerprints } from './tree-watch.ts'
 
 export { composeRepoBrief, queryTerms } from './compose.ts'
 export type { BriefFile, RepoBrief } from './compose.ts'
@@ -28,6 +28,9 @@ const inventories = createBriefCache<Inventory>(CACHED_INVENTORIES)
 const exports = createExportCache()
 // The rest of a repository's sources, parsed in the background after its first brief.
 const warmer = createExportWarmer(exports)
+// Fingerprints that skip the walk while the tree's watches report nothing (tree-watch.ts).
+const fingerprints = createWatchedFingerprints()
+process.once('exit', () => fingerprints.close())
 
 /**
  * The repository brief for a query, as every caller gets it: admitted under the host's cap
@@ -50,7 +53,7 @@ export async function buildRepoBrief(
   try {
     signal?.throwIfAborted()
     const canonical = await realpath(root)
-    const before = await treeFingerprint(canonical, signal)
+    const before = await fingerprints.fingerprint(canonical, signal)
     const key = before && JSON.stringify([canonical, before, query])
     const cached = key ? cache.get(key) : undefined
     if (cached) return structuredClone(cached)
@@ -68,6 +71,9 @@ export async function buildRepoBrief(
     lease.release()
   }
 }
+
+/** Tree walks so far and the trees watched now (tests, bench). */
+export const fingerprintStats = () => fingerprints.stats()
 
 /** How many briefs run and wait now (for tests and the fault suite). */
 export const repoBriefStats = () => admission.stats()

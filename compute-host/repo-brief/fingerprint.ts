@@ -28,6 +28,8 @@ const GIT_FILES = ['HEAD', 'index', 'packed-refs', 'info/exclude', 'config', 'in
 export async function treeFingerprint(
   root: string,
   signal?: AbortSignal,
+  /** Called with each directory's absolute path before it is listed (tree-watch.ts's watches). */
+  beforeList?: (dir: string) => void,
 ): Promise<string | undefined> {
   const hash = createHash('sha256')
   const record = (path: string, label: string) => {
@@ -42,6 +44,7 @@ export async function treeFingerprint(
     )
   }
 
+  if (beforeList) for (const gitDir of ['.git', '.git/info']) beforeList(`${root}/${gitDir}`)
   for (const file of GIT_FILES) record(join(root, '.git', file), `.git/${file}`)
   let entries = 0
   const queue: [dir: string, insideGit: boolean][] = [
@@ -52,6 +55,7 @@ export async function treeFingerprint(
     signal?.throwIfAborted()
     const [dir, insideGit] = queue.shift()!
     let listed: Dirent[]
+    beforeList?.(dir ? `${root}/${dir}` : root)
     try {
       listed = readdirSync(join(root, dir), { withFileTypes: true })
     } catch {

@@ -1,0 +1,233 @@
+import { mkdtempSync, rmSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { treeFingerprint } from './fingerprint.ts'
+
+/**
+ * Tree fingerprints (fingerprint.ts) that skip the walk while nothing in the tree changed.
+ *
+ * The walk lstats every entry: about 15-20 ms of the event loop per brief for 2,400 files, paid on
+ * every chat turn. While a repository is in use each of its walked directories (and `.git`,
+ * `.git/info`) is watched with inotify; a repeat fingerprint is the last walk's when no watch
+ * reported anything since that walk began. Each watch is placed before its directory is listed,
+ * so a change is either seen by the walk's lstat or reported afterwards; a directory made later
+ * is reported by its parent's watch, and the next walk watches it.
+ *
+ * "Nothing reported" must cover changes made just before the question, whose events may still be
+ * queued unread: every watch of this process shares libuv's one inotify queue, which delivers in
+ * order, so a file created in a private directory of our own (the barrier) is reported only after
+ * everything queued before it. The check waits for that.
+ *
+ * inotify does not see every change: writes through a shared mapping, changes made by another
+ * machine on a network filesystem, and events dropped when the kernel's queue overflows. So a
+ * walk's fingerprint is trusted for `trustMs` at most, and a tree with more directories than
+ * `maxDirectories`, or where a watch cannot be placed (the user's inotify limit), is walked every
+ * time, as it was before. Watches follow nothing they are not given: a directory swapped for a
+ * link between listing and watching watches the link's target, which can only cause an extra walk.
+ */
+export type WatchedFingerprints = {
+  fingerprint(root: string, signal?: AbortSignal): Promise<string | undefined>
+  /** Closes every watch and removes the barrier directory. */
+  close(): void
+  /** How many walks ran, and the repositories watched now with their watch counts (tests). */
+  stats(): { walks: number; watched: Record<string, number> }
+}
+
+type Repository = {
+  watches: Map<string, FSWatcher>
+  /** Counts the watches' reports; a walk's fingerprint stands while it is unchanged. */
+  generation: number
+  last?: { fingerprint: string; generation: number; at: number }
+  /** Why this tree is walked every time (too many directories, a watch that failed). */
+  unwatched?: string
+  /** The walk in flight: one per tree, so two walks never prune each other's new watches. */
+  walking?: Promise<unknown>
+}
+
+const BARRIER_TIMEOUT_MS = 250
+
+export function createWatchedFingerprints(
+  options: {
+    maxRepositories?: number
+    maxDirectories?: number
+    trustMs?: number
+    /** Told once when watching is off for a tree or for the host, with the reason. */
+    onUnwatched?: (root: string | undefined, reason: string) => void
+  } = {},
+): WatchedFingerprints {
+  const maxRepositories = options.maxRepositories ?? 4
+  const maxDirectories = options.maxDirectories ?? 4_000
+  const trustMs = options.trustMs ?? 60_000
+  const repositories = new Map<string, Repository>()
+  const barrier = createBarrier()
+  let hostUnwatched: string | undefined
+  let walks = 0
+
+  const unwatch = (repo: Repository) => {
+    for (const w of repo.watches.values()) w.close()
+    repo.watches.clear()
+    delete repo.last
+  }
+  const giveUp = (root: string, repo: Repository, reason: string) => {
+    unwatch(repo)
+    if (repo.unwatched) return
+    repo.unwatched = reason
+    options.onUnwatched?.(root, reason)
+  }
+
+  function watchDirectory(root: string, repo: Repository, dir: string) {
+    if (repo.unwatched || repo.watches.has(dir)) return
+    if (repo.watches.size >= maxDirectories) {
+      return giveUp(root, repo, `more than ${maxDirectories} directories`)
+    }
+    let watcher: FSWatcher
+    try {
+      watcher = watch(dir, { persistent: false }, () => repo.generation++)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // Gone or not a directory since it was listed: its parent's watch reported that.
+      if (code === 'ENOENT' || code === 'ENOTDIR') return
+      return giveUp(root, repo, `a directory could not be watched (${code ?? String(error)})`)
+    }
+    watcher.on('error', () => {
+      repo.generation++
+      watcher.close()
+      if (repo.watches.get(dir) === watcher) repo.watches.delete(dir)
+    })
+    repo.watches.set(dir, watcher)
+  }
+
+  async function walk(root: string, repo: Repository, signal?: AbortSignal) {
+    walks++
+    const generation = repo.generation
+    const at = Date.now()
+    const listed = new Set<string>()
+    const fingerprint = await treeFingerprint(root, signal, (dir) => {
+      listed.add(dir)
+      if (!hostUnwatched) watchDirectory(root, repo, dir)
+    })
+    // Directories gone since the last walk (a renamed one's watch follows it; drop it all the same).
+    for (const [dir, watcher] of repo.watches) {
+      if (!listed.has(dir)) {
+        watcher.close()
+        repo.watches.delete(dir)
+      }
+    }
+    if (fingerprint === undefined || repo.unwatched || hostUnwatched) unwatch(repo)
+    else repo.last = { fingerprint, generation, at }
+    return fingerprint
+  }
+
+  async function fingerprint(root: string, signal?: AbortSignal) {
+    // Most recently used last: the first entries are the ones evicted.
+    const repo: Repository = repositories.get(root) ?? { watches: new Map(), generation: 0 }
+    repositories.delete(root)
+    repositories.set(root, repo)
+    for (const [other, evicted] of repositories) {
+      if (repositories.size <= maxRepositories) break
+      unwatch(evicted)
+      repositories.delete(other)
+    }
+    const walked = async () => {
+      while (repo.walking) await repo.walking.catch(() => {})
+    }
+    await walked()
+    const last = repo.last
+    if (last && Date.now() - last.at < trustMs) {
+      const settled = await barrier.pass()
+      if (!settled && !hostUnwatched) {
+        hostUnwatched = 'the watch barrier was not reported in time'
+        options.onUnwatched?.(undefined, hostUnwatched)
+        for (const r of repositories.values()) unwatch(r)
+      }
+      if (settled && repo.last === last && repo.generation === last.generation) {
+        return last.fingerprint
+      }
+      await walked()
+    }
+    const walking = walk(root, repo, signal)
+    repo.walking = walking
+    try {
+      return await walking
+    } finally {
+      if (repo.walking === walking) delete repo.walking
+    }
+  }
+
+  return {
+    fingerprint,
+    close() {
+      for (const repo of repositories.values()) unwatch(repo)
+      repositories.clear()
+      barrier.close()
+    },
+    stats: () => ({
+      walks,
+      watched: Object.fromEntries([...repositories].map(([root, r]) => [root, r.watches.size])),
+    }),
+  }
+}
+
+/**
+ * Resolves once every inotify event queued before the call has been delivered: a file is created
+ * in a private directory this process watches, and its report comes after theirs. False when the
+ * report did not come in time (then nothing is skipped).
+ */
+function createBarrier() {
+  let dir: string | undefined
+  let watcher: FSWatcher | undefined
+  let next = 0
+  const waiting = new Map<string, () => void>()
+
+  const open = () => {
+    if (watcher) return watcher
+    dir = mkdtempSync(join(tmpdir(), 'popagent-brief-watch-'))
+    watcher = watch(dir, { persistent: false }, (_event, name) => {
+      const name_ = name?.toString()
+      if (name_) waiting.get(name_)?.()
+    })
+    watcher.on('error', () => close())
+    return watcher
+  }
+  const close = () => {
+    watcher?.close()
+    watcher = undefined
+    for (const done of waiting.values()) done()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+    dir = undefined
+  }
+
+  return {
+    async pass(): Promise<boolean> {
+      try {
+        open()
+      } catch {
+        return false
+      }
+      const name = `b${next++}`
+      const reported = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), BARRIER_TIMEOUT_MS)
+        waiting.set(name, () => {
+          clearTimeout(timer)
+          resolve(watcher !== undefined)
+        })
+      })
+      const path = join(dir!, name)
+      try {
+        writeFileSync(path, '', { flag: 'wx' })
+      } catch {
+        waiting.delete(name)
+        return false
+      }
+      const passed = await reported
+      waiting.delete(name)
+      try {
+        unlinkSync(path)
+      } catch {
+        // The directory went with close(): nothing to remove.
+      }
+      return passed
+    },
+    close,
+  }
+}
