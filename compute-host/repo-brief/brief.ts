@@ -24,7 +24,10 @@ const admission = createBriefAdmission(CONCURRENT_BRIEFS, WAITING_BRIEFS)
 const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
 // What a new query on an unchanged tree reuses: its inventory (git status and file list) and the
 // symbols of each unchanged file.
-const inventories = createBriefCache<Inventory>(CACHED_INVENTORIES)
+// With each, the symbols of files already read under the same fingerprint: no stamp needed.
+const inventories = createBriefCache<{ inventory: Inventory; symbols: Map<string, string[]> }>(
+  CACHED_INVENTORIES,
+)
 const exports = createExportCache()
 // The rest of a repository's sources, parsed in the background after its first brief.
 const warmer = createExportWarmer(exports)
@@ -59,12 +62,19 @@ export async function buildRepoBrief(
     if (cached) return structuredClone(cached)
     const treeKey = before && JSON.stringify([canonical, before])
     const known = treeKey ? inventories.get(treeKey) : undefined
-    const inventory = known ?? (await takeInventory(canonical, signal))
-    const brief = await composeRepoBrief(canonical, query, signal, { inventory, exports })
+    const tree = known ?? {
+      inventory: await takeInventory(canonical, signal),
+      symbols: new Map<string, string[]>(),
+    }
+    const brief = await composeRepoBrief(canonical, query, signal, {
+      inventory: tree.inventory,
+      exports,
+      treeSymbols: tree.symbols,
+    })
     if (key) cache.set(key, brief)
     if (!known) {
-      if (treeKey) inventories.set(treeKey, inventory)
-      warmer.start(canonical, inventory)
+      if (treeKey) inventories.set(treeKey, tree)
+      warmer.start(canonical, tree.inventory)
     }
     return structuredClone(brief)
   } finally {

@@ -70,6 +70,11 @@ export async function composeRepoBrief(
     inventory?: Inventory
     /** Symbols parsed by earlier briefs (a throwaway cache otherwise). */
     exports?: ExportCache
+    /**
+     * Symbols by path known for this very tree (the caller's fingerprint is unchanged since they
+     * were read), taken without a stamp; what this brief learns is added.
+     */
+    treeSymbols?: Map<string, string[]>
   } = {},
 ): Promise<RepoBrief> {
   const terms = queryTerms(query)
@@ -98,10 +103,14 @@ export async function composeRepoBrief(
     toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
   }
 
-  const symbols = await mapBounded(toParse, PARALLEL_READS, ({ path }) => {
+  const known = reuse.treeSymbols
+  const unknown = known ? toParse.filter(({ path }) => !known.has(path)) : toParse
+  const read = await mapBounded(unknown, PARALLEL_READS, ({ path }) => {
     signal?.throwIfAborted()
     return symbolsOf(root, path, reader, exportCache)
   })
+  for (const [at, { path }] of unknown.entries()) known?.set(path, read[at]!)
+  const symbols = known ? toParse.map(({ path }) => known.get(path)!) : read
   const scored: BriefFile[] = []
   for (const [at, { path, score: base }] of toParse.entries()) {
     const exports = symbols[at]!
