@@ -15,7 +15,7 @@ import { createAdmissionQueue } from './models/admission-queue.ts'
 import { createLocalRouteMatcher } from './models/local-routes.ts'
 import { createGatewayModels } from './models/gateway-models.ts'
 import { createAgentFactory } from './agents/factory.ts'
-import { createToolProvider } from './agents/tool-provider.ts'
+import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createWebSearchTool } from './tools/web-search.ts'
 import { createRepoBriefTool } from './tools/repo-brief.ts'
@@ -142,6 +142,10 @@ export async function startComputeHost(
       redact,
     })
     const memoryTools = { db: databases.application.db, recall }
+    // Built once (per agent for retain-fact), like the tools above: building their schemas on
+    // every run was half of an agent build's time. Neither holds anything of a run.
+    const memorySearch = createMemorySearchTool(memoryTools)
+    const retainFact = new Map<string, AnyTool>()
     const agents = createAgentFactory({
       db: databases.application.db,
       models,
@@ -149,8 +153,12 @@ export async function startComputeHost(
         'web-search': () => ({ ok: true, tool: webSearch }),
         'repo-brief': () => ({ ok: true, tool: repoBrief }),
         'docs-search': () => ({ ok: true, tool: docsSearch }),
-        'memory-search': () => ({ ok: true, tool: createMemorySearchTool(memoryTools) }),
-        'retain-fact': (agent) => ({ ok: true, tool: createRetainFactTool(memoryTools, agent) }),
+        'memory-search': () => ({ ok: true, tool: memorySearch }),
+        'retain-fact': (agent) => {
+          let tool = retainFact.get(agent.id)
+          if (!tool) retainFact.set(agent.id, (tool = createRetainFactTool(memoryTools, agent.id)))
+          return { ok: true, tool }
+        },
       }),
       mastraLogger: new HostMastraLogger(log),
       sandbox,

@@ -24,6 +24,9 @@ import { modelRouteOf, type RunContext, type RunContextValues } from './run-cont
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
 import { checkTool, type HostToolContext, toolStatuses } from './tool-availability.ts'
 
+// Skills made and kept for reuse (a few per agent; cleared past this).
+const MADE_SKILLS = 500
+
 export type UnavailableTool = { agentId: string; tool: string; reason: string }
 
 export type RunAgent = Agent<string, Record<string, AnyTool>, undefined, RunContextValues>
@@ -181,17 +184,25 @@ export function createAgentFactory(factoryOptions: {
   // A row the API accepted can still be one Mastra's loader refuses (a row saved before the API
   // checked the same limit, or a rule a later Mastra adds). That skill is left out of the run
   // with a warning naming it; one bad skill must not stop every run of its agent from building.
+  // Validating a skill (Mastra counts its instructions' words) cost more than the rest of an
+  // agent's build: each skill is made once per content and reused while its row says the same.
+  const skillsMade = new Map<string, ReturnType<typeof createSkill>>()
   function inlineSkill(agentId: string, s: SkillRow) {
+    const fields = [s.id, s.name, s.description, s.instructions, s.references, s.sourceUrl]
+    const key = JSON.stringify([...fields, s.evolutionManaged])
+    const made = skillsMade.get(key)
+    if (made) return [made]
     try {
-      return [
-        createSkill({
-          name: s.name,
-          description: s.description,
-          instructions: s.instructions,
-          references: s.references,
-          metadata: { skillId: s.id, sourceUrl: s.sourceUrl, evolutionManaged: s.evolutionManaged },
-        }),
-      ]
+      const skill = createSkill({
+        name: s.name,
+        description: s.description,
+        instructions: s.instructions,
+        references: s.references,
+        metadata: { skillId: s.id, sourceUrl: s.sourceUrl, evolutionManaged: s.evolutionManaged },
+      })
+      if (skillsMade.size >= MADE_SKILLS) skillsMade.clear()
+      skillsMade.set(key, skill)
+      return [skill]
     } catch (error) {
       mastraLogger?.warn('a skill was left out of the run: Mastra refused it', {
         agentId,

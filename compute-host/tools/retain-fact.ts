@@ -2,7 +2,6 @@ import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 import type { Db } from '../../db/index.ts'
 import { MEMORY_CONTENT_MAX } from '../../db/memory-enums.ts'
-import type { AgentRow } from '../../runtime/agents/index.ts'
 import * as Memories from '../../runtime/memories/index.ts'
 import { FactRetentionOff } from '../../runtime/memories/errors.ts'
 import * as Settings from '../../runtime/settings/index.ts'
@@ -16,7 +15,7 @@ import type { Recall } from '../recall/recall.ts'
  * goes through the same rules as every writer: it stores nothing while automatic fact retention
  * is off (read at each call), and a user's memory can never be its target.
  */
-export function createRetainFactTool(deps: { db: Db; recall: Recall }, agent: AgentRow): AnyTool {
+export function createRetainFactTool(deps: { db: Db; recall: Recall }, agentId: string): AnyTool {
   return createTool({
     id: 'retain-fact',
     description:
@@ -28,11 +27,11 @@ export function createRetainFactTool(deps: { db: Db; recall: Recall }, agent: Ag
     }),
     execute: async ({ key, content, replaces }, context) => {
       const { automaticFactRetention } = await Settings.autonomy.get(deps.db)
-      if (!automaticFactRetention) throw new FactRetentionOff({ agentId: agent.id })
+      if (!automaticFactRetention) throw new FactRetentionOff({ agentId })
       const run = (context?.requestContext as RunContext | undefined)?.get('run')
       const fact = await Memories.retainFact(deps.db, {
         owner: 'agent',
-        agentId: agent.id,
+        agentId,
         key,
         content,
         ...(replaces && { replaces }),
