@@ -114,3 +114,27 @@ test('past the repository cap the least recently used tree loses its watches; cl
   watched.close()
   assert.deepEqual(watched.stats().watched, {})
 })
+
+test("all trees share one watch cap: a new tree takes the least recently used one's watches; an idle tree gives its up", async (t) => {
+  const files = { 'a/x.ts': 'export const x = 1\n', 'b/y.ts': 'export const y = 1\n' }
+  const first = await makeRepository(join(dir, 'shared-one'), files)
+  const second = await makeRepository(join(dir, 'shared-two'), files)
+  const probe = createWatchedFingerprints()
+  await probe.fingerprint(first)
+  const perTree = probe.stats().watched[first]!
+  probe.close()
+
+  const shared = createWatchedFingerprints({ maxDirectories: perTree + 2 })
+  t.after(() => shared.close())
+  await shared.fingerprint(first)
+  assert.deepEqual(shared.stats().watched, { [first]: perTree })
+  await shared.fingerprint(second)
+  assert.deepEqual(shared.stats().watched, { [second]: perTree })
+
+  const idle = createWatchedFingerprints({ idleMs: 50 })
+  t.after(() => idle.close())
+  await idle.fingerprint(first)
+  assert.equal(idle.stats().watched[first], perTree)
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  assert.deepEqual(idle.stats().watched, {})
+})

@@ -22,8 +22,10 @@ import { treeFingerprint } from './fingerprint.ts'
  * machine on a network filesystem, and events dropped when the kernel's queue overflows. So a
  * walk's fingerprint is trusted for `trustMs` at most, and a tree with more directories than
  * `maxDirectories`, or where a watch cannot be placed (the user's inotify limit), is walked every
- * time, as it was before. Watches follow nothing they are not given: a directory swapped for a
- * link between listing and watching watches the link's target, which can only cause an extra walk.
+ * time, as it was before. All trees together hold at most `maxDirectories` watches (the least
+ * recently asked give theirs up first), and a tree not asked about for `idleMs` gives its up.
+ * Watches follow nothing they are not given: a directory swapped for a link between listing and
+ * watching watches the link's target, which can only cause an extra walk.
  */
 export type WatchedFingerprints = {
   fingerprint(root: string, signal?: AbortSignal): Promise<string | undefined>
@@ -42,6 +44,7 @@ type Repository = {
   unwatched?: string
   /** The walk in flight: one per tree, so two walks never prune each other's new watches. */
   walking?: Promise<unknown>
+  idle?: NodeJS.Timeout
 }
 
 const BARRIER_TIMEOUT_MS = 250
@@ -49,24 +52,48 @@ const BARRIER_TIMEOUT_MS = 250
 export function createWatchedFingerprints(
   options: {
     maxRepositories?: number
+    /** Directories watched at most, across every tree. */
     maxDirectories?: number
     trustMs?: number
+    idleMs?: number
     /** Told once when watching is off for a tree or for the host, with the reason. */
     onUnwatched?: (root: string | undefined, reason: string) => void
   } = {},
 ): WatchedFingerprints {
   const maxRepositories = options.maxRepositories ?? 4
-  const maxDirectories = options.maxDirectories ?? 4_000
+  // inotify watches count against the user's limit (fs.inotify.max_user_watches, 8,192 on older
+  // kernels) that the owner's editor shares: one cap for all the trees together.
+  const maxDirectories = options.maxDirectories ?? 3_000
   const trustMs = options.trustMs ?? 60_000
+  // A tree not asked about for this long gives its watches back.
+  const idleMs = options.idleMs ?? 10 * 60_000
   const repositories = new Map<string, Repository>()
   const barrier = createBarrier()
   let hostUnwatched: string | undefined
   let walks = 0
+  let watching = 0
 
   const unwatch = (repo: Repository) => {
     for (const w of repo.watches.values()) w.close()
+    watching -= repo.watches.size
     repo.watches.clear()
     delete repo.last
+  }
+  // A tree being walked is never forgotten: its walk would go on placing watches nobody closes.
+  const forget = (root: string) => {
+    const repo = repositories.get(root)
+    if (!repo || repo.walking) return
+    unwatch(repo)
+    clearTimeout(repo.idle)
+    repositories.delete(root)
+  }
+  /** Makes room for one more watch by releasing the least recently used other trees. */
+  const roomFor = (root: string) => {
+    for (const other of repositories.keys()) {
+      if (watching < maxDirectories) break
+      if (other !== root) forget(other)
+    }
+    return watching < maxDirectories
   }
   const giveUp = (root: string, repo: Repository, reason: string) => {
     unwatch(repo)
@@ -77,9 +104,7 @@ export function createWatchedFingerprints(
 
   function watchDirectory(root: string, repo: Repository, dir: string) {
     if (repo.unwatched || repo.watches.has(dir)) return
-    if (repo.watches.size >= maxDirectories) {
-      return giveUp(root, repo, `more than ${maxDirectories} directories`)
-    }
+    if (!roomFor(root)) return giveUp(root, repo, `more than ${maxDirectories} directories`)
     let watcher: FSWatcher
     try {
       watcher = watch(dir, { persistent: false }, () => repo.generation++)
@@ -92,9 +117,12 @@ export function createWatchedFingerprints(
     watcher.on('error', () => {
       repo.generation++
       watcher.close()
-      if (repo.watches.get(dir) === watcher) repo.watches.delete(dir)
+      if (repo.watches.get(dir) !== watcher) return
+      repo.watches.delete(dir)
+      watching--
     })
     repo.watches.set(dir, watcher)
+    watching++
   }
 
   async function walk(root: string, repo: Repository, signal?: AbortSignal) {
@@ -111,6 +139,7 @@ export function createWatchedFingerprints(
       if (!listed.has(dir)) {
         watcher.close()
         repo.watches.delete(dir)
+        watching--
       }
     }
     if (fingerprint === undefined || repo.unwatched || hostUnwatched) unwatch(repo)
@@ -123,11 +152,18 @@ export function createWatchedFingerprints(
     const repo: Repository = repositories.get(root) ?? { watches: new Map(), generation: 0 }
     repositories.delete(root)
     repositories.set(root, repo)
-    for (const [other, evicted] of repositories) {
+    for (const other of repositories.keys()) {
       if (repositories.size <= maxRepositories) break
-      unwatch(evicted)
-      repositories.delete(other)
+      if (other !== root) forget(other)
     }
+    clearTimeout(repo.idle)
+    const idle = () => {
+      if (!repo.walking) return forget(root)
+      repo.idle = setTimeout(idle, idleMs)
+      repo.idle.unref()
+    }
+    repo.idle = setTimeout(idle, idleMs)
+    repo.idle.unref()
     const walked = async () => {
       while (repo.walking) await repo.walking.catch(() => {})
     }
@@ -157,7 +193,11 @@ export function createWatchedFingerprints(
   return {
     fingerprint,
     close() {
-      for (const repo of repositories.values()) unwatch(repo)
+      for (const repo of repositories.values()) {
+        unwatch(repo)
+        clearTimeout(repo.idle)
+        repo.unwatched = 'closed'
+      }
       repositories.clear()
       barrier.close()
     },
