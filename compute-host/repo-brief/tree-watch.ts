@@ -72,6 +72,7 @@ export function createWatchedFingerprints(
   let hostUnwatched: string | undefined
   let walks = 0
   let watching = 0
+  let closed = false
 
   const unwatch = (repo: Repository) => {
     for (const w of repo.watches.values()) w.close()
@@ -142,12 +143,15 @@ export function createWatchedFingerprints(
         watching--
       }
     }
-    if (fingerprint === undefined || repo.unwatched || hostUnwatched) unwatch(repo)
+    // Too large to fingerprint (fingerprint.ts): watching it would only be placed and dropped again.
+    if (fingerprint === undefined) giveUp(root, repo, 'too many entries to fingerprint')
+    else if (repo.unwatched || hostUnwatched) unwatch(repo)
     else repo.last = { fingerprint, generation, at }
     return fingerprint
   }
 
-  async function fingerprint(root: string, signal?: AbortSignal) {
+  async function fingerprint(root: string, signal?: AbortSignal): Promise<string | undefined> {
+    if (closed) return treeFingerprint(root, signal)
     // Most recently used last: the first entries are the ones evicted.
     const repo: Repository = repositories.get(root) ?? { watches: new Map(), generation: 0 }
     repositories.delete(root)
@@ -181,6 +185,9 @@ export function createWatchedFingerprints(
       }
       await walked()
     }
+    // Forgotten while this call waited (evicted, idle): start over with the tree's current entry,
+    // so no walk places watches in an entry nobody will close.
+    if (repositories.get(root) !== repo) return fingerprint(root, signal)
     const walking = walk(root, repo, signal)
     repo.walking = walking
     try {
@@ -193,6 +200,7 @@ export function createWatchedFingerprints(
   return {
     fingerprint,
     close() {
+      closed = true
       for (const repo of repositories.values()) {
         unwatch(repo)
         clearTimeout(repo.idle)
