@@ -138,3 +138,17 @@ test("all trees share one watch cap: a new tree takes the least recently used on
   await new Promise((resolve) => setTimeout(resolve, 150))
   assert.deepEqual(idle.stats().watched, {})
 })
+
+test('a tree in use is walked again in the background, so a question after its trust period still skips the walk', async (t) => {
+  const repo = await makeRepository(join(dir, 'renewed'), { 'a.ts': 'export const a = 1\n' })
+  const watched = createWatchedFingerprints({ trustMs: 2_000 })
+  t.after(() => watched.close())
+  const first = await watched.fingerprint(repo)
+  assert.equal(watched.stats().walks, 1)
+  // Past the first walk's trust: the background walks (every 1,000 ms) have renewed it.
+  await new Promise((resolve) => setTimeout(resolve, 2_300))
+  const renewed = watched.stats().walks
+  assert.ok(renewed >= 2, `background walks: ${renewed - 1}`)
+  assert.equal(await watched.fingerprint(repo), first)
+  assert.equal(watched.stats().walks, renewed, 'the question walked although a renewal was fresh')
+})

@@ -20,7 +20,8 @@ import { treeFingerprint } from './fingerprint.ts'
  *
  * inotify does not see every change: writes through a shared mapping, changes made by another
  * machine on a network filesystem, and events dropped when the kernel's queue overflows. So a
- * walk's fingerprint is trusted for `trustMs` at most, and a tree with more directories than
+ * walk's fingerprint is trusted for `trustMs` at most (a tree in use is walked again in the
+ * background every `trustMs / 2`, off the question's path), and a tree with more directories than
  * `maxDirectories`, or where a watch cannot be placed (the user's inotify limit), is walked every
  * time, as it was before. All trees together hold at most `maxDirectories` watches (the least
  * recently asked give theirs up first), and a tree not asked about for `idleMs` gives its up.
@@ -45,6 +46,8 @@ type Repository = {
   /** The walk in flight: one per tree, so two walks never prune each other's new watches. */
   walking?: Promise<unknown>
   idle?: NodeJS.Timeout
+  /** The next background walk, which keeps a tree in use within its trust period. */
+  renewal?: NodeJS.Timeout
 }
 
 const BARRIER_TIMEOUT_MS = 250
@@ -86,6 +89,7 @@ export function createWatchedFingerprints(
     if (!repo || repo.walking) return
     unwatch(repo)
     clearTimeout(repo.idle)
+    clearTimeout(repo.renewal)
     repositories.delete(root)
   }
   /** Makes room for one more watch by releasing the least recently used other trees. */
@@ -188,13 +192,33 @@ export function createWatchedFingerprints(
     // Forgotten while this call waited (evicted, idle): start over with the tree's current entry,
     // so no walk places watches in an entry nobody will close.
     if (repositories.get(root) !== repo) return fingerprint(root, signal)
+    renewLater(root, repo)
+    return startWalk(root, repo, signal)
+  }
+
+  function startWalk(root: string, repo: Repository, signal?: AbortSignal) {
     const walking = walk(root, repo, signal)
     repo.walking = walking
-    try {
-      return await walking
-    } finally {
+    const done = () => {
       if (repo.walking === walking) delete repo.walking
     }
+    walking.then(done, done)
+    return walking
+  }
+
+  // A tree in use is walked again in the background before its walk's trust runs out, so a
+  // question after a pause (a person's next message) still skips the walk when nothing changed.
+  // A background walk that finds a change nobody reported only makes the next answer right.
+  function renewLater(root: string, repo: Repository) {
+    if (repo.renewal || trustMs < 1_000) return
+    const renew = () => {
+      delete repo.renewal
+      if (closed || repo.unwatched || repositories.get(root) !== repo) return
+      if (!repo.walking) startWalk(root, repo).catch(() => {})
+      renewLater(root, repo)
+    }
+    repo.renewal = setTimeout(renew, trustMs / 2)
+    repo.renewal.unref()
   }
 
   return {
@@ -204,6 +228,7 @@ export function createWatchedFingerprints(
       for (const repo of repositories.values()) {
         unwatch(repo)
         clearTimeout(repo.idle)
+        clearTimeout(repo.renewal)
         repo.unwatched = 'closed'
       }
       repositories.clear()
