@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { treeFingerprint } from '../compute-host/repo-brief/fingerprint.ts'
 import { createWatchedFingerprints } from '../compute-host/repo-brief/tree-watch.ts'
+import { createWatchBarrier } from '../compute-host/repo-brief/watch-barrier.ts'
 import { git, makeRepository } from './support/brief-fixtures.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'popagent-brief-watch-test-'))
@@ -151,4 +152,25 @@ test('a tree in use is walked again in the background, so a question after its t
   assert.ok(renewed >= 2, `background walks: ${renewed - 1}`)
   assert.equal(await watched.fingerprint(repo), first)
   assert.equal(watched.stats().walks, renewed, 'the question walked although a renewal was fresh')
+})
+
+test("the barrier's private directory goes with close, and a killed process's is removed by the next one", async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const { existsSync, mkdirSync, readdirSync } = await import('node:fs')
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!
+  const stale = join(tmpdir(), `popagent-brief-watch-${gone}-test`)
+  const alive = join(tmpdir(), `popagent-brief-watch-${process.ppid}-test`)
+  mkdirSync(stale, { recursive: true })
+  mkdirSync(alive, { recursive: true })
+  t.after(() => rm(alive, { recursive: true, force: true }))
+  const ours = () =>
+    readdirSync(tmpdir()).filter((n) => n.startsWith(`popagent-brief-watch-${process.pid}-`))
+  const before = ours()
+  const barrier = createWatchBarrier()
+  assert.equal(await barrier.pass(), true)
+  assert.equal(existsSync(stale), false, 'the directory of a process that is gone was left')
+  assert.equal(existsSync(alive), true, "a running process's directory was removed")
+  assert.equal(ours().length, before.length + 1)
+  barrier.close()
+  assert.deepEqual(ours(), before)
 })

@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { watch, type FSWatcher } from 'node:fs'
 import { treeFingerprint } from './fingerprint.ts'
+import { createWatchBarrier } from './watch-barrier.ts'
 
 /**
  * Tree fingerprints (fingerprint.ts) that skip the walk while nothing in the tree changed.
@@ -50,8 +49,6 @@ type Repository = {
   renewal?: NodeJS.Timeout
 }
 
-const BARRIER_TIMEOUT_MS = 250
-
 export function createWatchedFingerprints(
   options: {
     maxRepositories?: number
@@ -71,7 +68,7 @@ export function createWatchedFingerprints(
   // A tree not asked about for this long gives its watches back.
   const idleMs = options.idleMs ?? 10 * 60_000
   const repositories = new Map<string, Repository>()
-  const barrier = createBarrier()
+  const barrier = createWatchBarrier()
   let hostUnwatched: string | undefined
   let walks = 0
   let watching = 0
@@ -238,69 +235,5 @@ export function createWatchedFingerprints(
       walks,
       watched: Object.fromEntries([...repositories].map(([root, r]) => [root, r.watches.size])),
     }),
-  }
-}
-
-/**
- * Resolves once every inotify event queued before the call has been delivered: a file is created
- * in a private directory this process watches, and its report comes after theirs. False when the
- * report did not come in time (then nothing is skipped).
- */
-function createBarrier() {
-  let dir: string | undefined
-  let watcher: FSWatcher | undefined
-  let next = 0
-  const waiting = new Map<string, () => void>()
-
-  const open = () => {
-    if (watcher) return watcher
-    dir = mkdtempSync(join(tmpdir(), 'popagent-brief-watch-'))
-    watcher = watch(dir, { persistent: false }, (_event, name) => {
-      const name_ = name?.toString()
-      if (name_) waiting.get(name_)?.()
-    })
-    watcher.on('error', () => close())
-    return watcher
-  }
-  const close = () => {
-    watcher?.close()
-    watcher = undefined
-    for (const done of waiting.values()) done()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-    dir = undefined
-  }
-
-  return {
-    async pass(): Promise<boolean> {
-      try {
-        open()
-      } catch {
-        return false
-      }
-      const name = `b${next++}`
-      const reported = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), BARRIER_TIMEOUT_MS)
-        waiting.set(name, () => {
-          clearTimeout(timer)
-          resolve(watcher !== undefined)
-        })
-      })
-      const path = join(dir!, name)
-      try {
-        writeFileSync(path, '', { flag: 'wx' })
-      } catch {
-        waiting.delete(name)
-        return false
-      }
-      const passed = await reported
-      waiting.delete(name)
-      try {
-        unlinkSync(path)
-      } catch {
-        // The directory went with close(): nothing to remove.
-      }
-      return passed
-    },
-    close,
   }
 }
