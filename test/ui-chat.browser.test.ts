@@ -138,6 +138,9 @@ describe('chat page', { skip: browserMissing }, () => {
 
     await page.reload()
     await reply(page).locator('.activity .act').nth(1).waitFor()
+    // The reply's Markdown is laid out in animation frames (markdown/view.ts), so its text can
+    // come a frame after the activity list: wait for the last words, then check it all.
+    await reply(page).locator('.reply-text').filter({ hasText: 'trailing newline.' }).waitFor()
     await checkReply()
     await page.close()
   })
