@@ -23,8 +23,7 @@ const CACHED_INVENTORIES = 8
 const admission = createBriefAdmission(CONCURRENT_BRIEFS, WAITING_BRIEFS)
 const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
 // What a new query on an unchanged tree reuses: its inventory (git status and file list) and the
-// symbols of each unchanged file.
-// With each, the symbols of files already read under the same fingerprint: no stamp needed.
+// symbols of files already read under the same fingerprint (no stamp needed for those).
 const inventories = createBriefCache<{ inventory: Inventory; symbols: Map<string, string[]> }>(
   CACHED_INVENTORIES,
 )
@@ -81,9 +80,6 @@ export async function buildRepoBrief(
     lease.release()
   }
 }
-
-/** Tree walks so far and the trees watched now (tests, bench). */
-export const fingerprintStats = () => fingerprints.stats()
 
 /** How many briefs run and wait now (for tests and the fault suite). */
 export const repoBriefStats = () => admission.stats()

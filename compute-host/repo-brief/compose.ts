@@ -103,14 +103,14 @@ export async function composeRepoBrief(
     toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
   }
 
-  const known = reuse.treeSymbols
-  const unknown = known ? toParse.filter(({ path }) => !known.has(path)) : toParse
+  const known = reuse.treeSymbols ?? new Map<string, string[]>()
+  const unknown = toParse.filter(({ path }) => !known.has(path))
   const read = await mapBounded(unknown, PARALLEL_READS, ({ path }) => {
     signal?.throwIfAborted()
     return symbolsOf(root, path, reader, exportCache)
   })
-  for (const [at, { path }] of unknown.entries()) known?.set(path, read[at]!)
-  const symbols = known ? toParse.map(({ path }) => known.get(path)!) : read
+  for (const [at, { path }] of unknown.entries()) known.set(path, read[at]!)
+  const symbols = toParse.map(({ path }) => known.get(path)!)
   const scored: BriefFile[] = []
   for (const [at, { path, score: base }] of toParse.entries()) {
     const exports = symbols[at]!
