@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../compute-host/env.ts'
 import { enableOwnCompileCache } from './compile-cache.ts'
+import { registerPackageModuleResolve } from './package-module-resolve.ts'
 
 const USAGE = `usage: popagent <command>
 
@@ -66,8 +67,9 @@ async function main(argv: string[]) {
     process.exitCode = 2
     return
   }
-  // Before the command's modules load: they are what the cache makes faster.
+  // Before the command's modules load: they are what the cache and the resolve hook make faster.
   enableOwnCompileCache(fileURLToPath(new URL('..', import.meta.url)), process.env)
+  registerPackageModuleResolve()
   await (
     await load()
   )(process.env, argv.slice(1))
