@@ -91,16 +91,18 @@ export async function composeRepoBrief(
     }
     return score
   }
-  const byPath = sources
-    .map((file) => ({ path: file.path, score: pathScore(file) }))
-    .sort((a, b) => b.score - a.score || byCodeUnits(a.path, b.path))
+  // `sources` are in path order (layoutOf) and sort is stable, so ordering the matched files by
+  // score alone gives score, then path, without sorting the whole tree on every brief.
+  const byPath = sources.map((file) => ({ path: file.path, score: pathScore(file) }))
+  const matched = byPath.filter((f) => f.score > 0).sort((a, b) => b.score - a.score)
+  const unmatched = byPath.filter((f) => f.score === 0)
   // Parse the files whose path matched, then changed ones, up to the bound.
-  const toParse = [
-    ...byPath.filter((f) => f.score > 0),
-    ...byPath.filter((f) => f.score === 0 && inventory.changes.has(f.path)),
-  ].slice(0, MAX_PARSED)
+  const toParse = [...matched, ...unmatched.filter((f) => inventory.changes.has(f.path))].slice(
+    0,
+    MAX_PARSED,
+  )
   if (terms.length > 0 && toParse.length < MAX_PARSED) {
-    toParse.push(...byPath.filter((f) => f.score === 0).slice(0, MAX_PARSED - toParse.length))
+    toParse.push(...unmatched.slice(0, MAX_PARSED - toParse.length))
   }
 
   const known = reuse.treeSymbols ?? new Map<string, string[]>()
@@ -161,11 +163,14 @@ function layoutOf(inventory: Inventory) {
   let layout = layouts.get(inventory)
   if (!layout) {
     layout = {
-      sources: inventory.files.filter(isBriefSource).map((path) => ({
-        path,
-        name: basename(path).toLowerCase(),
-        dir: dirname(path).toLowerCase(),
-      })),
+      sources: inventory.files
+        .filter(isBriefSource)
+        .sort(byCodeUnits)
+        .map((path) => ({
+          path,
+          name: basename(path).toLowerCase(),
+          dir: dirname(path).toLowerCase(),
+        })),
       tests: inventory.files.filter((f) => TEST.test(f)),
     }
     layouts.set(inventory, layout)
