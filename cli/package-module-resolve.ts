@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync } from 'node:fs'
-import { registerHooks, type ResolveHookContext, type ResolveFnOutput } from 'node:module'
+import nodeModule, { type ResolveHookContext, type ResolveFnOutput } from 'node:module'
 import { dirname, join, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -20,11 +20,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
  * a missing file, a `%`, `?` or `#`, a package that is not `"type": "module"`, a module outside
  * `node_modules`) goes to Node's resolution unchanged, errors included.
  */
-export function registerPackageModuleResolve(): void {
-  registerHooks({
+export function registerPackageModuleResolve(): boolean {
+  // `module.registerHooks` came with Node 22.15; popagent runs on 22.13 too, only slower to load.
+  // (A named import of it would stop the CLI from loading at all on such a Node.)
+  if (typeof nodeModule.registerHooks !== 'function') return false
+  nodeModule.registerHooks({
     resolve: (specifier, context, nextResolve) =>
       resolvePackageModule(specifier, context.parentURL) ?? nextResolve(specifier, context),
   })
+  return true
 }
 
 /** The resolution of a relative import between a package's ES modules, or undefined for Node's. */

@@ -123,3 +123,19 @@ test('modules loaded through the hook keep one identity per file', () => {
   )
   assert.deepEqual(JSON.parse(out.toString()), { same: true, x: 1 })
 })
+
+test('on a Node without module.registerHooks (before 22.15) the CLI loads, without the hook', () => {
+  // The hook is only a speed-up: its absence must not stop the command from loading.
+  const script =
+    "(await import('node:module')).default.registerHooks = undefined\n" +
+    `const m = await import(${JSON.stringify(pathToFileURL(HOOK).href)})\n` +
+    'console.log(JSON.stringify(m.registerPackageModuleResolve()))'
+  const out = execFileSync(
+    process.execPath,
+    ['--no-warnings', '--input-type=module', '-e', script],
+    {
+      env: { PATH: process.env.PATH ?? '' },
+    },
+  )
+  assert.equal(JSON.parse(out.toString()), false)
+})
