@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
 import nodeModule, { type ResolveHookContext, type ResolveFnOutput } from 'node:module'
 import { dirname, join, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -17,8 +17,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
  * importing module, the real path of the file (so a module reached through a symbolic link has
  * one identity), and the format from the nearest package.json, read once per directory and
  * stopping at a `node_modules` folder, as Node's scope lookup does. Anything else (a bare name,
- * a missing file, a `%`, `?` or `#`, a package that is not `"type": "module"`, a module outside
- * `node_modules`) goes to Node's resolution unchanged, errors included.
+ * a missing file or a directory, a `%`, `?` or `#`, a package that is not `"type": "module"`,
+ * a module outside `node_modules`) goes to Node's resolution unchanged, errors included.
  */
 export function registerPackageModuleResolve(): boolean {
   // `module.registerHooks` came with Node 22.15; popagent runs on 22.13 too, only slower to load.
@@ -45,6 +45,8 @@ export function resolvePackageModule(
   } catch {
     return undefined // missing, or not a path: Node's resolution says so in its own words
   }
+  // A directory named `x.js` is Node's to refuse (ERR_UNSUPPORTED_DIR_IMPORT).
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return undefined
   if (scopeType(dirname(path)) !== 'module') return undefined
   return { url: pathToFileURL(path).href, format: 'module', shortCircuit: true }
 }

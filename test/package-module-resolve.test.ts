@@ -31,6 +31,7 @@ put(
 put('node_modules/esm-pkg/lib/b.js', 'export const b = 1\n')
 put('node_modules/esm-pkg/lib/deep/c.js', "export { b } from '../b.js'\n")
 put('node_modules/esm-pkg/lib/100%.js', 'export const odd = 1\n')
+mkdirSync(join(root, 'node_modules/esm-pkg/lib/folder.js'))
 put('node_modules/esm-pkg/cjs/package.json', JSON.stringify({ type: 'commonjs' }))
 put('node_modules/esm-pkg/cjs/c.js', 'exports.c = 1\n')
 put('node_modules/plain-pkg/package.json', JSON.stringify({ name: 'plain-pkg' }))
@@ -65,6 +66,7 @@ test('what the hook answers is what Node answers, and what it leaves goes to Nod
     ['../cjs/c.js', a, 'node'], // a CommonJS scope inside the package
     ['./x.js', url('node_modules/plain-pkg/y.js'), 'node'], // a package without a type
     ['./missing.js', a, 'node'],
+    ['./folder.js', a, 'node'], // a directory: Node refuses it
     ['./100%25.js', a, 'node'],
     ['./b.js?x=1', a, 'node'],
     ['esm-pkg/lib/b.js', a, 'node'], // a bare name
