@@ -93,9 +93,9 @@ export async function composeRepoBrief(
   }
   // `sources` are in path order (layoutOf) and sort is stable, so ordering the matched files by
   // score alone gives score, then path, without sorting the whole tree on every brief.
-  const byPath = sources.map((file) => ({ path: file.path, score: pathScore(file) }))
-  const matched = byPath.filter((f) => f.score > 0).sort((a, b) => b.score - a.score)
-  const unmatched = byPath.filter((f) => f.score === 0)
+  const withScores = sources.map((file) => ({ path: file.path, score: pathScore(file) }))
+  const matched = withScores.filter((f) => f.score > 0).sort((a, b) => b.score - a.score)
+  const unmatched = withScores.filter((f) => f.score === 0)
   // Parse the files whose path matched, then changed ones, up to the bound.
   const toParse = [...matched, ...unmatched.filter((f) => inventory.changes.has(f.path))].slice(
     0,

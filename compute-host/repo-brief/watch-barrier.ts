@@ -10,6 +10,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isProcessAlive } from '../process-alive.ts'
 
 const BARRIER_TIMEOUT_MS = 250
 const PREFIX = 'popagent-brief-watch-'
@@ -93,7 +94,8 @@ function removeStale() {
   }
   for (const name of names) {
     const pid = Number(name.slice(PREFIX.length).split('-')[0])
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isProcessAlive(pid))
+      continue
     try {
       const path = join(tmpdir(), name)
       const info = lstatSync(path)
@@ -103,15 +105,5 @@ function removeStale() {
     } catch {
       // Gone already, or not ours to remove.
     }
-  }
-}
-
-function isRunning(pid: number) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: a process of another user has that pid.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
