@@ -66,3 +66,22 @@ export type HostResources = {
   /** Cross-session recall before each run, and the indexing of finished turns (X2). */
   recall: Recall
 }
+
+/**
+ * What the host has before its engines: enough to answer health and to let the edge start. None
+ * of it needs Mastra or the AI SDK, so a restart does not wait for them to load (main.ts).
+ */
+export type HostCore = Pick<
+  HostResources,
+  | 'env'
+  | 'log'
+  | 'databases'
+  | 'gateway'
+  | 'catalog'
+  | 'startedAt'
+  | 'localModels'
+  | 'redact'
+  | 'redactor'
+  | 'workspaceRoot'
+  | 'vault'
+>

@@ -1,121 +1,75 @@
 import { serve, type ServerType } from '@hono/node-server'
-import { createUIMessageStreamResponse } from 'ai'
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import * as Agents from '../runtime/agents/index.ts'
-import * as Hooks from '../runtime/hooks/index.ts'
+import { hostRoutes, type HostHealth } from '../runtime/contracts/host-api.ts'
 import { secretsEqual } from '../runtime/constant-time.ts'
 import { AppError, errorBody } from '../runtime/errors.ts'
 import { loggableError } from '../runtime/pg-errors.ts'
 import { REQUEST_ID_HEADER, requestIdFrom } from '../runtime/request-id.ts'
-import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
-import { startChatTurn } from './runs/chat-turn.ts'
-import { observabilityHandlers } from './observability/host-handlers.ts'
-import { type HostEnv, type HostHandlers, serveHostRoutes } from './host-routes.ts'
-import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
-import { docSearchDeps } from './docs/search-deps.ts'
-import { searchDocs } from './docs/hybrid-search.ts'
-import { buildRepoBrief, formatRepoBrief, RepoBriefBusy } from './repo-brief/brief.ts'
-import type { HostResources } from './resources.ts'
-import { runDeps } from './runs/run-deps.ts'
-import { describeTurn, undoTurn } from './undo/turn-undo.ts'
-import { exportSession } from './export/session-export.ts'
-import { previewCron, serverTimezone } from './schedules/cron.ts'
-import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import {
+  type HostContext,
+  type HostEnv,
+  type HostHandlers,
+  serveHostRoutes,
+} from './host-routes.ts'
+import { RepoBriefBusy } from './repo-brief/brief.ts'
+import type { HostCore, HostResources } from './resources.ts'
 import { VaultUnavailable } from '../runtime/secrets/errors.ts'
 import { ObservabilityUnavailable } from '../runtime/observability/errors.ts'
-import { reconcileSelfUpdate } from './self-update/reconcile.ts'
+
+/** Every route's handler but health's: the part of the host that needs its engines. */
+export type EngineHandlers = Omit<HostHandlers, 'health'>
+
+/** The engines once started: the complete resources and the handlers over them. */
+export type ReadyEngines = { resources: HostResources; handlers: EngineHandlers }
 
 /**
  * The host's internal API: the routes of `hostRoutes` (runtime/contracts/host-api.ts), each with
- * its handler below. It listens on loopback only and every request needs the shared host token as
- * a bearer; the edge is its only intended caller.
+ * its handler (compute-host/host-handlers.ts). It listens on loopback only and every request needs
+ * the shared host token as a bearer; the edge is its only intended caller.
+ *
+ * It answers before its engines are ready, so a restart is healthy without waiting for Mastra to
+ * load (compute-host/main.ts): health answers at once and says whether the engines are
+ * `starting`, `ready` or `failed`; every other route waits for them, then runs. This module
+ * imports nothing of Mastra or the AI SDK, which is what lets it answer first.
  */
-export function createHostApp($: HostResources, token: string) {
-  const handlers: HostHandlers = {
-    health: async () => ({
+export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, token: string) {
+  let ready: ReadyEngines | undefined
+  let failed = false
+  engines.then(
+    (e) => void (ready = e),
+    () => void (failed = true),
+  )
+  const health: HostHandlers['health'] = async () => {
+    const body: HostHealth = {
       status: 'ok',
-      startedAt: $.startedAt.toISOString(),
-      databaseMode: $.databases.mode,
-      gateway: await $.gateway.status(),
-      localModels: $.localModels.queue.stats(),
-      sandbox: $.sandbox,
-    }),
-    models: () => $.catalog.read(),
-    chat: async (request, c) => {
-      // Another host may have stored a secret since: this turn must redact it too.
-      await $.vault.sync()
-      return createUIMessageStreamResponse({
-        stream: await startChatTurn(
-          runDeps($, c.var.log),
-          request,
-          c.req.raw.signal,
-          c.var.requestId,
-        ),
-      })
-    },
-    resolveWorkspace: async (body) => {
-      const path = await resolveInside($.workspaceRoot, body.path)
-      return { path, gitRepository: existsSync(join($.workspaceRoot, path, '.git')) }
-    },
-    repoBrief: async (body, c) => {
-      const path = await resolveInside($.workspaceRoot, body.path).catch((error) => {
-        if (!(error instanceof PathNotDirectory)) throw error
-        const message = missingDirectoryAdvice(body.path)
-        throw new WorkspaceDirectoryMissing({ path: body.path }, { message })
-      })
-      // The edge's request signal: a client that went away stops the brief and its git.
-      const brief = await buildRepoBrief(join($.workspaceRoot, path), body.query, c.req.raw.signal)
-      return { brief, text: formatRepoBrief(brief) }
-    },
-    threads: async ({ sessionIds }) => {
-      const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
-      await $.memory.deleteThreads(sessionIds, agentIds)
-      return { deleted: sessionIds.length }
-    },
-    // croner lives here, so the edge asks the host to check every cron expression it stores.
-    cronPreview: ({ cron }) => previewCron(cron),
-    cronTimezone: () => ({ timezone: serverTimezone() }),
-    turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
-    undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
-    workspaceMarkdown: async (body) => {
-      const path = await resolveInside($.workspaceRoot, body.path)
-      return { files: await readWorkspaceMarkdown(join($.workspaceRoot, path)) }
-    },
-    docsSearch: ({ workspaceId, ...input }, c) =>
-      searchDocs(docSearchDeps($, c.var.log), workspaceId, input, c.req.raw.signal),
-    agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
-    exportSession: (body) =>
-      exportSession({ db: $.databases.application.db, redact: $.redact }, body),
-    sessionEnd: async ({ sessionId, workspaceId, reason }) => {
-      await $.vault.sync()
-      const verdict = await $.hooks.dispatch({
-        event: 'SessionEnd',
-        scope: { sessionId, workspaceId },
-        data: { reason },
-      })
-      return { hooks: verdict.runIds.length }
-    },
-    hookTest: async ({ id, toolName, ...data }) => {
-      await $.vault.sync()
-      const verdict = await $.hooks.testRun(id, data, toolName)
-      const runs = await Hooks.runsByIds($.databases.application.db, verdict.runIds)
-      return { decision: verdict.decision, reason: verdict.reason, context: verdict.context, runs }
-    },
-    secretCreate: (input) => $.vault.create(input),
-    secretRotate: ({ id, value }) => $.vault.rotate(id, value),
-    secretDelete: async ({ id }) => {
-      await $.vault.remove(id)
-      return { deleted: id }
-    },
-    autonomyReconcile: () =>
-      reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
-    ...observabilityHandlers($),
+      startedAt: core.startedAt.toISOString(),
+      databaseMode: core.databases.mode,
+      gateway: await core.gateway.status(),
+      localModels: core.localModels.queue.stats(),
+      engines: ready ? 'ready' : failed ? 'failed' : 'starting',
+      // The sandbox self-test runs with the engines (its sandbox class is Mastra's).
+      sandbox: ready ? ready.resources.sandbox : null,
+    }
+    return body
   }
+  const waiting = Object.fromEntries(
+    (Object.keys(hostRoutes) as (keyof HostHandlers)[])
+      .filter((name): name is keyof EngineHandlers => name !== 'health')
+      .map((name) => [
+        name,
+        async (input: unknown, c: HostContext) => {
+          const { resources, handlers } = ready ?? (await engines)
+          // The engines' logger (it also stores lines when tracing is on), for this request.
+          c.set('log', resources.log.child({ requestId: c.var.requestId }))
+          return (handlers[name] as (input: unknown, c: unknown) => unknown)(input, c)
+        },
+      ]),
+  ) as unknown as EngineHandlers
+  const handlers: HostHandlers = { health, ...waiting }
+  const $ = core
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {
     const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER))

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { z } from 'zod'
-import { createHostApp } from '../compute-host/server.ts'
+import { createReadyHostApp } from '../compute-host/host-handlers.ts'
 import { createHostClient } from '../handlers/host-client.ts'
 import { hostRoutes } from '../runtime/contracts/host-api.ts'
 import { AppError } from '../runtime/errors.ts'
@@ -37,7 +37,7 @@ describe('host API', () => {
   after(() => stack.stop())
 
   test('the host serves every route of the table and no other', () => {
-    const served = createHostApp(stack.host.resources, stack.host.token)
+    const served = createReadyHostApp(stack.host.resources, stack.host.token)
       .routes.filter((r) => !(r.method === 'ALL' && r.path.endsWith('*')))
       .map((r) => `${r.method} ${r.path}`)
     const table = Object.values(hostRoutes).map((r) => `${r.method} ${r.path}`)

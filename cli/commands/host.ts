@@ -1,4 +1,4 @@
-import { startComputeHost } from '../../compute-host/main.ts'
+import { startAnsweringHost } from '../../compute-host/main.ts'
 import { ConfigError, parseHostEnv } from '../../compute-host/env.ts'
 import { MISSING_SECRET_KEY } from '../secret-key-file.ts'
 import { onShutdown } from '../shutdown.ts'
@@ -17,7 +17,13 @@ export async function host(source: Record<string, string | undefined>) {
     )
   }
   if (!env.POPAGENT_SECRET_KEY) throw new ConfigError(MISSING_SECRET_KEY)
-  const computeHost = await startComputeHost(env, { provisionDefaultWorkspace: true })
+  // It answers health while its engines load; the other routes wait for them (main.ts).
+  const computeHost = await startAnsweringHost(env, { provisionDefaultWorkspace: true })
   onShutdown(() => computeHost.stop())
   console.log(`popagent compute host is listening at ${computeHost.url}`)
+  // When the engines cannot start, the host stops and popagent exits with the error.
+  await computeHost.engines.catch(async (error: unknown) => {
+    await computeHost.stop()
+    throw error
+  })
 }

@@ -1,4 +1,4 @@
-import { startComputeHost } from '../../compute-host/main.ts'
+import { startAnsweringHost } from '../../compute-host/main.ts'
 import { parseHostEnv } from '../../compute-host/env.ts'
 import { parseEdgeConfig } from '../../handlers/config.ts'
 import { startNodeEdge } from '../../handlers/entry.node.ts'
@@ -23,7 +23,8 @@ export async function start(source: Record<string, string | undefined>) {
   // Generated into the data directory on the embedded database; required on a real PostgreSQL.
   const secretKey = await resolveSecretKey(parsed)
   const env = { ...parsed, POPAGENT_API_KEY: apiKey.key, POPAGENT_SECRET_KEY: secretKey }
-  const host = await startComputeHost(env, {
+  // The host answers before its engines (Mastra, agents, runners) are loaded; see main.ts.
+  const host = await startAnsweringHost(env, {
     // The host port is private to this process unless the operator pins it.
     port: source.POPAGENT_HOST_PORT ? env.POPAGENT_HOST_PORT : 0,
     provisionDefaultWorkspace: true,
@@ -37,8 +38,8 @@ export async function start(source: Record<string, string | undefined>) {
     })
     const edge = await startNodeEdge({
       config,
-      db: host.resources.databases.application.db,
-      observabilityDb: host.resources.databases.observability.db,
+      db: host.core.databases.application.db,
+      observabilityDb: host.core.databases.observability.db,
       port: env.PORT,
       hostname: env.POPAGENT_BIND,
     })
@@ -46,9 +47,9 @@ export async function start(source: Record<string, string | undefined>) {
       await edge.close()
       await host.stop()
     })
-    host.resources.log.info('popagent ready', {
+    host.core.log.info('popagent ready', {
       url: edge.url,
-      database: host.resources.databases.mode,
+      database: host.core.databases.mode,
       msToReady: Math.round(performance.now() - started),
     })
     console.log(`popagent is running at ${edge.url}`)
@@ -56,6 +57,12 @@ export async function start(source: Record<string, string | undefined>) {
     for (const line of loginLines({ url, apiKey, terminal: process.stdout.isTTY === true })) {
       console.log(line)
     }
+    // Chat turns and tasks wait for these; when they cannot start, popagent stops with the error.
+    await host.engines.catch(async (error: unknown) => {
+      await edge.close()
+      throw error
+    })
+    host.core.log.info('agents ready', { msToAgents: Math.round(performance.now() - started) })
   } catch (error) {
     await host.stop()
     throw error

@@ -46,7 +46,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     status: application.ok && observability.ok ? 'ok' : 'unavailable',
     databases: { application, observability },
     computeHost: host.ok
-      ? { reachable: true, startedAt: host.h.startedAt }
+      ? { reachable: true, startedAt: host.h.startedAt, engines: host.h.engines }
       : { reachable: false, error: host.error },
     gateway: host.ok ? host.h.gateway : null,
     localModels: host.ok ? host.h.localModels : null,

@@ -35,11 +35,17 @@ export type HealthBody = {
   status: 'ok' | 'unavailable'
   databases: { application: ProbeResult; observability: ProbeResult }
   /** Reported, never a readiness blocker. */
-  computeHost: { reachable: boolean; error?: string; startedAt?: string }
+  computeHost: {
+    reachable: boolean
+    error?: string
+    startedAt?: string
+    /** Whether the host's agents can run yet: they load after the host first answers. */
+    engines?: 'starting' | 'ready' | 'failed'
+  }
   /** Reported, never a readiness blocker. */
   gateway: GatewayStatus | null
   /** Reported, never a readiness blocker. */
   localModels: LocalModelStats | null
-  /** Reported, never a readiness blocker. */
+  /** Reported, never a readiness blocker; null until the host's engines are ready. */
   sandbox: SandboxHealth | null
 }

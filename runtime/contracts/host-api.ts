@@ -24,7 +24,13 @@ export const HostHealth = z.object({
   databaseMode: z.enum(['embedded', 'postgres']),
   gateway: GatewayStatus,
   localModels: LocalModelStats,
-  sandbox: SandboxHealth,
+  /**
+   * Mastra, the agents, memory and the task runner load after the host first answers: every
+   * route but health waits for them. `failed` is brief: the process stops when they cannot start.
+   */
+  engines: z.enum(['starting', 'ready', 'failed']),
+  /** The sandbox self-test's finding; null until the engines are ready (it runs with them). */
+  sandbox: SandboxHealth.nullable(),
 })
 export type HostHealth = z.infer<typeof HostHealth>
 

@@ -154,8 +154,8 @@ describe(`auth coverage (${faultMode})`, () => {
   })
 
   test('every compute host route refuses every near miss of the host token with 401', async () => {
-    const { createHostApp } = await import('../../compute-host/server.ts')
-    const routes = routesOf(createHostApp(stack.host.resources, stack.host.token))
+    const { createReadyHostApp } = await import('../../compute-host/host-handlers.ts')
+    const routes = routesOf(createReadyHostApp(stack.host.resources, stack.host.token))
     assert.ok(routes.length >= 8, `${routes.length} host routes`)
     const probes: Probe[] = []
     for (const r of routes)

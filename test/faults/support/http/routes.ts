@@ -1,14 +1,14 @@
 /**
  * The routes the HTTP fault tests hit, read from the routers themselves so a new route is covered
  * the day it is added: the edge's `app.routes` (and the Node wrapper's), the compute host's
- * `createHostApp(…).routes`. Each route comes with the zod schemas its `validate()` middlewares
+ * `createReadyHostApp(…).routes`. Each route comes with the zod schemas its `validate()` middlewares
  * carry (handlers/validate.ts), one per input target.
  */
 import type { z } from 'zod'
 import type { Hono } from 'hono'
 import { app } from '../../../../handlers/app.ts'
 import { validationOf, type Validation } from '../../../../handlers/validate.ts'
-import { createHostApp } from '../../../../compute-host/server.ts'
+import { createReadyHostApp } from '../../../../compute-host/host-handlers.ts'
 import type { HostResources } from '../../../../compute-host/resources.ts'
 import {
   hostRoutes as HOST_ROUTE_TABLE,
@@ -64,7 +64,7 @@ const HOST_BODIES: Record<string, z.ZodType> = Object.fromEntries(
 )
 
 export function hostRoutes(resources: HostResources, token: string): Route[] {
-  const routes = routesOf(createHostApp(resources, token))
+  const routes = routesOf(createReadyHostApp(resources, token))
   const known = new Set(
     Object.values(HOST_ROUTE_TABLE as Record<string, HostRoute>).map(
       (r) => `${r.method} ${r.path}`,

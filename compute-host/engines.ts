@@ -1,0 +1,210 @@
+import { hostname } from 'node:os'
+import { createAgentFactory } from './agents/factory.ts'
+import { HostMastraLogger } from './agents/mastra-logger.ts'
+import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
+import { startDocIndexer } from './docs/indexer.ts'
+import { docSearchDeps } from './docs/search-deps.ts'
+import { createHookDispatcher } from './hooks/dispatcher.ts'
+import { taskStopHooks } from './hooks/task-stop.ts'
+import { createEngineHandlers } from './host-handlers.ts'
+import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
+import { createGatewayModels } from './models/gateway-models.ts'
+import { forwardingLogger } from './observability/log-forwarder.ts'
+import { createObservability, type Observability } from './observability/observability.ts'
+import { createRecall } from './recall/recall.ts'
+import { startFactRetention } from './recall/retention-loop.ts'
+import type { HostCore, HostResources } from './resources.ts'
+import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
+import { createObserverRegistry } from './runs/observer-registry.ts'
+import { runDeps } from './runs/run-deps.ts'
+import { createTaskAttempts } from './runs/task-attempt.ts'
+import { tracingObserver } from './runs/tracing-observer.ts'
+import { createScheduler } from './schedules/scheduler.ts'
+import { withVaultSync } from './secrets/vault.ts'
+import { createSelfUpdateExecutor, selfUpdateOr } from './self-update/executor.ts'
+import { reconcileAtStart } from './self-update/reconcile.ts'
+import type { ReadyEngines } from './server.ts'
+import { createTaskRunner } from './tasks/runner.ts'
+import { taskTiming } from './tasks/timing.ts'
+import { createDocsSearchTool } from './tools/docs-search.ts'
+import { createMemorySearchTool } from './tools/memory-search.ts'
+import { createRepoBriefTool } from './tools/repo-brief.ts'
+import { createRetainFactTool } from './tools/retain-fact.ts'
+import { createWebSearchTool } from './tools/web-search.ts'
+import { checkSandbox } from './workspaces/sandbox-check.ts'
+
+export type StartedEngines = ReadyEngines & {
+  /** Stops what runs by itself (retention, scheduler, doc indexer, task runner). */
+  stopRunners(): Promise<void>
+  /** Closes Mastra's memory and the observability store; after `stopRunners` and the server. */
+  close(): Promise<void>
+}
+
+/**
+ * The host's engines: the model gateway's language models, Mastra's memory, the tools, the
+ * agent factory, observability, hooks, recall, the task runner and the scheduler, built over the
+ * core (databases, vault, log) and started. This module is what pulls in Mastra and the AI SDK,
+ * about two thirds of the host's module graph, so main.ts imports it only after the host answers
+ * health: a restart is healthy without waiting for it. `retry` is the core's, for Mastra's table
+ * set-up (not safe against another host doing it at the same moment; the loser's retry finds
+ * everything in place).
+ */
+export async function startEngines(
+  core: HostCore,
+  retry: <T>(fn: () => Promise<T>) => Promise<T>,
+): Promise<StartedEngines> {
+  const { env, log, databases, redactor, localModels, workspaceRoot, vault } = core
+  const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
+  // Opened inside the try; closed by the catch when start-up fails after it.
+  let memory: ThreadMemory | undefined
+  let observability: Observability | undefined
+  try {
+    // Gateway error bodies are cleaned of every secret the host knows, not only the gateway key.
+    const models = createGatewayModels({
+      ...gateway,
+      localModels,
+      redact: (text) => redactor.redact(text),
+    })
+    memory = createThreadMemory({ handle: databases.application, models })
+    const webSearch = createWebSearchTool({ baseUrl: env.SEARXNG_URL })
+    const repoBrief = createRepoBriefTool()
+    const docsLog = log.child({ component: 'docs' })
+    const docsDeps = docSearchDeps({ databases, models, localModels }, docsLog)
+    const docsSearch = createDocsSearchTool(docsDeps)
+    // Independent start-up work, side by side.
+    const threadMemory = memory
+    const [sandbox] = await Promise.all([checkSandbox(), retry(() => threadMemory.init())])
+    if (!sandbox.available) log.warn('shell tool unavailable', { reason: sandbox.reason })
+    const redact = core.redact
+    const recall = createRecall({
+      db: databases.application.db,
+      models,
+      log: log.child({ component: 'recall' }),
+      redact,
+    })
+    const memoryTools = { db: databases.application.db, recall }
+    // Built once (per agent for retain-fact), like the tools above: building their schemas on
+    // every run was half of an agent build's time. Neither holds anything of a run.
+    const memorySearch = createMemorySearchTool(memoryTools)
+    const retainFact = new Map<string, AnyTool>()
+    const agents = createAgentFactory({
+      db: databases.application.db,
+      models,
+      tools: createToolProvider({
+        'web-search': () => ({ ok: true, tool: webSearch }),
+        'repo-brief': () => ({ ok: true, tool: repoBrief }),
+        'docs-search': () => ({ ok: true, tool: docsSearch }),
+        'memory-search': () => ({ ok: true, tool: memorySearch }),
+        'retain-fact': (agent) => {
+          let tool = retainFact.get(agent.id)
+          if (!tool) retainFact.set(agent.id, (tool = createRetainFactTool(memoryTools, agent.id)))
+          return { ok: true, tool }
+        },
+      }),
+      mastraLogger: new HostMastraLogger(log),
+      sandbox,
+      shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+      redact: (text) => redactor.redact(text),
+    })
+    const db = databases.application.db
+    observability = createObservability({
+      handle: databases.observability,
+      log: log.child({ component: 'observability' }),
+      redact,
+      enabled: env.POPAGENT_TRACING === 'on',
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    })
+    const tracer = observability.tracer
+    // Lines about a run or a request are also stored, queryable by trace and request id.
+    const hostLog =
+      env.POPAGENT_TRACING === 'on' ? forwardingLogger(log, observability.queue, redact) : log
+    // The production observers; features add theirs to the same registry.
+    const observers = createObserverRegistry()
+    observers.addRunObserver(runLogObserver(hostLog.child({ component: 'runs' })))
+    observers.addRunObserver(tracingObserver(tracer))
+    observers.addTaskObserver(taskLogObserver(hostLog.child({ component: 'tasks' })))
+    const hooks = createHookDispatcher({
+      db,
+      redactor,
+      sandbox,
+      log: log.child({ component: 'hooks' }),
+      secretEnv: (hookId) => vault.hookEnv(hookId),
+    })
+    observers.addTaskObserver(taskStopHooks(hooks))
+    const partial = {
+      databases,
+      workspaceRoot,
+      agents,
+      memory,
+      redact,
+      redactor,
+      observers,
+      recall,
+      hooks,
+    }
+    const resources: HostResources = {
+      ...core,
+      log: hostLog,
+      models,
+      memory,
+      sandbox,
+      agents,
+      tasks: createTaskRunner({
+        handle: databases.application,
+        execute: withVaultSync(
+          vault,
+          selfUpdateOr(
+            createSelfUpdateExecutor({
+              db,
+              workspaceRoot,
+              log: log.child({ component: 'self-update' }),
+              models,
+              sandbox,
+              verifyCommands: env.POPAGENT_SELF_UPDATE_CHECKS,
+              checkLimitMs: env.POPAGENT_SHELL_TIMEOUT_MS,
+              redact,
+              mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
+            }),
+            createTaskAttempts(runDeps(partial, hostLog)),
+          ),
+        ),
+        timing: () => taskTiming(db),
+        log: log.child({ component: 'tasks' }),
+        redact,
+        runnerId: `host-${hostname()}-${process.pid}`,
+        leaseMs: env.POPAGENT_TASK_LEASE_MS,
+        // The live list: observers added to the registry later are heard too.
+        observers: observers.task,
+      }),
+      scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
+      tracer,
+      observability,
+      observers,
+      recall,
+      hooks,
+    }
+    await resources.tasks.start()
+    resources.scheduler.start()
+    const docIndexer = startDocIndexer(docsDeps)
+    void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
+    const retention = startFactRetention(db, log.child({ component: 'memories' }))
+    return {
+      resources,
+      handlers: createEngineHandlers(resources),
+      stopRunners: async () => {
+        retention.stop()
+        await resources.scheduler.stop()
+        await docIndexer.stop()
+        await resources.tasks.stop()
+      },
+      close: async () => {
+        await resources.memory.close()
+        await resources.observability.close()
+      },
+    }
+  } catch (error) {
+    await memory?.close().catch(() => {})
+    await observability?.close().catch(() => {})
+    throw error
+  }
+}

@@ -1,0 +1,109 @@
+import { createUIMessageStreamResponse } from 'ai'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import * as Agents from '../runtime/agents/index.ts'
+import * as Hooks from '../runtime/hooks/index.ts'
+import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
+import { startChatTurn } from './runs/chat-turn.ts'
+import { observabilityHandlers } from './observability/host-handlers.ts'
+import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
+import { docSearchDeps } from './docs/search-deps.ts'
+import { searchDocs } from './docs/hybrid-search.ts'
+import { buildRepoBrief, formatRepoBrief } from './repo-brief/brief.ts'
+import type { HostResources } from './resources.ts'
+import { runDeps } from './runs/run-deps.ts'
+import { describeTurn, undoTurn } from './undo/turn-undo.ts'
+import { exportSession } from './export/session-export.ts'
+import { previewCron, serverTimezone } from './schedules/cron.ts'
+import { PathNotDirectory, resolveInside } from './workspaces/containment.ts'
+import { reconcileSelfUpdate } from './self-update/reconcile.ts'
+import { createHostApp, type EngineHandlers } from './server.ts'
+
+/**
+ * The handlers of every host route but health, over the host's finished resources. They are
+ * the part of the host that needs the engines (Mastra, the agents, memory, the task runner), so
+ * this module is loaded with them, after the host answers health (compute-host/engines.ts).
+ */
+export function createEngineHandlers($: HostResources): EngineHandlers {
+  return {
+    models: () => $.catalog.read(),
+    chat: async (request, c) => {
+      // Another host may have stored a secret since: this turn must redact it too.
+      await $.vault.sync()
+      return createUIMessageStreamResponse({
+        stream: await startChatTurn(
+          runDeps($, c.var.log),
+          request,
+          c.req.raw.signal,
+          c.var.requestId,
+        ),
+      })
+    },
+    resolveWorkspace: async (body) => {
+      const path = await resolveInside($.workspaceRoot, body.path)
+      return { path, gitRepository: existsSync(join($.workspaceRoot, path, '.git')) }
+    },
+    repoBrief: async (body, c) => {
+      const path = await resolveInside($.workspaceRoot, body.path).catch((error) => {
+        if (!(error instanceof PathNotDirectory)) throw error
+        const message = missingDirectoryAdvice(body.path)
+        throw new WorkspaceDirectoryMissing({ path: body.path }, { message })
+      })
+      // The edge's request signal: a client that went away stops the brief and its git.
+      const brief = await buildRepoBrief(join($.workspaceRoot, path), body.query, c.req.raw.signal)
+      return { brief, text: formatRepoBrief(brief) }
+    },
+    threads: async ({ sessionIds }) => {
+      const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
+      await $.memory.deleteThreads(sessionIds, agentIds)
+      return { deleted: sessionIds.length }
+    },
+    // croner lives here, so the edge asks the host to check every cron expression it stores.
+    cronPreview: ({ cron }) => previewCron(cron),
+    cronTimezone: () => ({ timezone: serverTimezone() }),
+    turnChanges: (ref) => describeTurn({ ...$, db: $.databases.application.db }, ref),
+    undoTurn: (ref) => undoTurn({ ...$, db: $.databases.application.db }, ref),
+    workspaceMarkdown: async (body) => {
+      const path = await resolveInside($.workspaceRoot, body.path)
+      return { files: await readWorkspaceMarkdown(join($.workspaceRoot, path)) }
+    },
+    docsSearch: ({ workspaceId, ...input }, c) =>
+      searchDocs(docSearchDeps($, c.var.log), workspaceId, input, c.req.raw.signal),
+    agentTools: async () => ({ agents: await $.agents.toolStatuses() }),
+    exportSession: (body) =>
+      exportSession({ db: $.databases.application.db, redact: $.redact }, body),
+    sessionEnd: async ({ sessionId, workspaceId, reason }) => {
+      await $.vault.sync()
+      const verdict = await $.hooks.dispatch({
+        event: 'SessionEnd',
+        scope: { sessionId, workspaceId },
+        data: { reason },
+      })
+      return { hooks: verdict.runIds.length }
+    },
+    hookTest: async ({ id, toolName, ...data }) => {
+      await $.vault.sync()
+      const verdict = await $.hooks.testRun(id, data, toolName)
+      const runs = await Hooks.runsByIds($.databases.application.db, verdict.runIds)
+      return { decision: verdict.decision, reason: verdict.reason, context: verdict.context, runs }
+    },
+    secretCreate: (input) => $.vault.create(input),
+    secretRotate: ({ id, value }) => $.vault.rotate(id, value),
+    secretDelete: async ({ id }) => {
+      await $.vault.remove(id)
+      return { deleted: id }
+    },
+    autonomyReconcile: () =>
+      reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
+    ...observabilityHandlers($),
+  }
+}
+
+/** The host's app over resources that are already complete (tests, and tools that list routes). */
+export function createReadyHostApp($: HostResources, token: string) {
+  return createHostApp(
+    $,
+    Promise.resolve({ resources: $, handlers: createEngineHandlers($) }),
+    token,
+  )
+}
