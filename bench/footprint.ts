@@ -7,9 +7,10 @@
  * directory, so no clone is made. The model gateway is the scripted zero-latency one of
  * chat-turn-servers.ts in its own process, so its memory is not counted. A round:
  *
- * 1. fresh start (one initdb) → healthy → settle → RSS ("idle, new data directory"); stop;
+ * 1. fresh start (one initdb) → healthy → engines ready → settle → RSS ("idle, new data
+ *    directory"); stop;
  * 2. restart on the same directory, timed from spawn to the first 200 from `/api/health` (polled
- *    every POLL_MS) → settle → RSS ("idle");
+ *    every POLL_MS) → the host's engines ready (health says so) → settle → RSS ("idle");
  * 3. TURNS chat turns through `POST /api/chat` (TURNS_PER_SESSION per session, so thread memory
  *    is loaded and grows) → settle → RSS ("after turns"), and the peak (VmHWM); stop;
  * 4. the data directory's size (allocated blocks, as `du` counts).
@@ -178,6 +179,13 @@ async function popagent(gatewayUrl: string, turns: number, settleMs: number): Pr
       await res?.body?.cancel()
       return res?.status === 200
     }
+    // Health answers before the engines (Mastra, agents) load; idle is measured once they have.
+    const agentsReady = async () => {
+      const res = await fetch(`${url}/api/health`, { headers }).catch(() => undefined)
+      const body = (await res?.json().catch(() => undefined)) as
+        { computeHost?: { engines?: string } } | undefined
+      return body?.computeHost?.engines === 'ready'
+    }
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
@@ -189,11 +197,13 @@ async function popagent(gatewayUrl: string, turns: number, settleMs: number): Pr
 
     const first = spawnNode([CLI, 'start'], env)
     await until(first, healthy, 'popagent start (new data directory)')
+    await until(first, agentsReady, 'popagent start (new data directory), agents')
     const idleFresh = (await settledRss(first.pid!, settleMs)).rss
     await stop(first)
 
     const second = spawnNode([CLI, 'start'], env)
     const restartS = await until(second, healthy, 'popagent start (restart)')
+    await until(second, agentsReady, 'popagent start (restart), agents')
     const idle = (await settledRss(second.pid!, settleMs)).rss
     let sessionId = ''
     for (let turn = 0; turn < turns; turn++) {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
+import { errorMessage } from '../runtime/error-message.ts'
+import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models/known-models.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
 import { observabilityHandlers } from './observability/host-handlers.ts'
@@ -28,6 +30,18 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
   return {
     models: () => $.catalog.read(),
     chat: async (request, c) => {
+      // The turn's model against the catalog this host holds: the check the edge makes for other
+      // routes, without a call to this host for the catalog on every turn.
+      const read = await $.catalog.read().catch((error: unknown) => ({
+        catalog: null,
+        error: errorMessage(error),
+      }))
+      const unchecked = refuseUnknownModels(read, { model: request.model })
+      if (unchecked)
+        c.var.log.warn(UNCHECKED_MODELS_WARNING, {
+          models: unchecked.unchecked,
+          error: unchecked.error,
+        })
       // Another host may have stored a secret since: this turn must redact it too.
       await $.vault.sync()
       return createUIMessageStreamResponse({

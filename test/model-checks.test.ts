@@ -1,8 +1,9 @@
 /**
- * Every route that takes a model id checks it against the gateway's catalog through the one check
- * in handlers/known-models.ts: an id the catalog does not list is a 400 UNKNOWN_MODEL that names
- * the field and stores nothing, a listed id is accepted, and with no catalog to read the id is
- * accepted and a warning logged (fail-open, so a gateway outage never blocks the owner's work).
+ * Every route that takes a model id checks it against the gateway's catalog through the one rule
+ * in runtime/models/known-models.ts (the edge applies it for most routes, the host for a chat
+ * turn): an id the catalog does not list is a 400 UNKNOWN_MODEL that names the field and stores
+ * nothing, a listed id is accepted, and with no catalog to read the id is accepted and a warning
+ * logged (fail-open, so a gateway outage never blocks the owner's work).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -108,7 +109,7 @@ describe('model ids with the catalog up', () => {
     assert.equal(back.model, KNOWN)
   })
 
-  test('a chat turn with an unknown model is refused before it reaches the host', async () => {
+  test('a chat turn with an unknown model is refused before its run starts', async () => {
     // The tasks created above may still be running on the host and calling the gateway: this
     // turn's own requests are the ones that carry its text.
     const TEXT = `refused turn ${Math.random().toString(36).slice(2)}`
@@ -145,7 +146,7 @@ describe('model ids with the catalog up', () => {
 
 describe('model ids with the catalog unreachable', () => {
   let stack: TestStack
-  const { createTask, createSchedule, patchSchedule } = routes(() => stack)
+  const { api, createTask, createSchedule, patchSchedule } = routes(() => stack)
 
   before(async () => {
     stack = await startTestStack({ models: CATALOG })
@@ -186,5 +187,27 @@ describe('model ids with the catalog unreachable', () => {
     assert.deepEqual(acceptedWarning(onEdit, `/api/schedules/${made.id}`), {
       model: 'unverified/c',
     })
+  })
+  test('a chat turn with an unchecked model runs, and the host logs a warning', async () => {
+    const session = await okJson(await api().sessions.$post({ json: {} }))
+    const from = stack.logs.length
+    const text = 'unchecked model turn'
+    const res = await api().chat.$post({
+      json: {
+        sessionId: session.id,
+        workspaceId: 'wsp_default',
+        model: 'unverified/d',
+        message: { ...userMessage(text), parts: [{ type: 'text', text }] },
+      },
+    })
+    assert.equal(res.status, 200)
+    await res.text()
+    const warnings = stack.logs
+      .slice(from)
+      .filter((l) => l.message === 'model ids accepted without a catalog check')
+    assert.equal(warnings.length, 1, JSON.stringify(stack.logs.slice(from)))
+    assert.equal(warnings[0]!.level, 'warn')
+    assert.deepEqual(warnings[0]!.models, { model: 'unverified/d' })
+    assert.match(String(warnings[0]!.error), /503/)
   })
 })

@@ -1,7 +1,6 @@
 import { Hono } from 'hono'
 import { ChatRequest } from '../../runtime/contracts/chat.ts'
 import type { AppEnv } from '../env.ts'
-import { assertKnownModels } from '../known-models.ts'
 import { validate } from '../validate.ts'
 
 // The stream headers the host sets and the client needs; everything else stays behind.
@@ -10,12 +9,12 @@ const PASSED_HEADERS = ['content-type', 'cache-control', 'x-vercel-ai-ui-message
 /**
  * Starts a chat turn on the compute host and streams its UI-message stream back unchanged. The
  * client's connection signal travels with the request, so closing the page aborts the run at
- * the host and the gateway. Session checks (missing, archived, other workspace) happen at the
- * host, whose JSON errors pass through with their status.
+ * the host and the gateway. Session checks (missing, archived, other workspace) and the model
+ * check (UNKNOWN_MODEL, against the catalog the host holds) happen at the host, whose JSON errors
+ * pass through with their status.
  */
 export const chat = new Hono<AppEnv>().post('/', validate('json', ChatRequest), async (c) => {
   const body = c.req.valid('json')
-  await assertKnownModels(c, { model: body.model })
   const upstream = await c.var.host.chat(body, { signal: c.req.raw.signal })
   const headers = new Headers()
   for (const name of PASSED_HEADERS) {
