@@ -22,13 +22,13 @@ import { reconcileSelfUpdate } from './self-update/reconcile.ts'
 import { createHostApp, type EngineHandlers } from './server.ts'
 
 /**
- * The handlers of every host route but health, over the host's finished resources. They are
+ * The handlers of every host route but health and the model catalog (compute-host/server.ts
+ * serves those from the core), over the host's finished resources. They are
  * the part of the host that needs the engines (Mastra, the agents, memory, the task runner), so
  * this module is loaded with them, after the host answers health (compute-host/engines.ts).
  */
 export function createEngineHandlers($: HostResources): EngineHandlers {
   return {
-    models: () => $.catalog.read(),
     chat: async (request, c) => {
       // The turn's model against the catalog this host holds: the check the edge makes for other
       // routes, without a call to this host for the catalog on every turn.

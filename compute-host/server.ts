@@ -19,8 +19,12 @@ import type { HostCore, HostResources } from './resources.ts'
 import { VaultUnavailable } from '../runtime/secrets/errors.ts'
 import { ObservabilityUnavailable } from '../runtime/observability/errors.ts'
 
-/** Every route's handler but health's: the part of the host that needs its engines. */
-export type EngineHandlers = Omit<HostHandlers, 'health'>
+/** What the core answers by itself, engines or not: health, and the cached model catalog. */
+const CORE_ROUTES = ['health', 'models'] as const
+type CoreRoute = (typeof CORE_ROUTES)[number]
+
+/** Every other route's handler: the part of the host that needs its engines. */
+export type EngineHandlers = Omit<HostHandlers, CoreRoute>
 
 /** The engines once started: the complete resources and the handlers over them. */
 export type ReadyEngines = { resources: HostResources; handlers: EngineHandlers }
@@ -32,8 +36,9 @@ export type ReadyEngines = { resources: HostResources; handlers: EngineHandlers 
  *
  * It answers before its engines are ready, so a restart is healthy without waiting for Mastra to
  * load (compute-host/main.ts): health answers at once and says whether the engines are
- * `starting`, `ready` or `failed`; every other route waits for them, then runs. This module
- * imports nothing of Mastra or the AI SDK, which is what lets it answer first.
+ * `starting`, `ready` or `failed`, the model catalog (the UI's first read, and the edge's model
+ * checks) is served from the core, and every other route waits for the engines, then runs. This
+ * module imports nothing of Mastra or the AI SDK, which is what lets it answer first.
  */
 export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, token: string) {
   let ready: ReadyEngines | undefined
@@ -57,7 +62,7 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
   }
   const waiting = Object.fromEntries(
     (Object.keys(hostRoutes) as (keyof HostHandlers)[])
-      .filter((name): name is keyof EngineHandlers => name !== 'health')
+      .filter((name): name is keyof EngineHandlers => !CORE_ROUTES.includes(name as CoreRoute))
       .map((name) => [
         name,
         async (input: unknown, c: HostContext) => {
@@ -68,7 +73,7 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
         },
       ]),
   ) as unknown as EngineHandlers
-  const handlers: HostHandlers = { health, ...waiting }
+  const handlers: HostHandlers = { health, models: () => core.catalog.read(), ...waiting }
   const $ = core
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {

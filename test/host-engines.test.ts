@@ -1,9 +1,10 @@
 /**
  * The compute host answers before its engines (Mastra, agents, runners) have loaded: health at
- * once, saying they are starting; every other route waits for them and then runs; a request
- * without the host token is refused without waiting; engines that fail make the waiting routes
- * fail and health say so. And the host's app, its composition root and `popagent start` load
- * without Mastra or the AI SDK, which is what lets a restart be healthy before they load.
+ * once, saying they are starting, and the model catalog at once too; every other route waits for
+ * them and then runs; a request without the host token is refused without waiting; engines that
+ * fail make the waiting routes fail and health say so. And the host's app, its composition root
+ * and `popagent start` load without Mastra or the AI SDK, which is what lets a restart be healthy
+ * before they load.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -11,16 +12,17 @@ import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import { createEngineHandlers } from '../compute-host/host-handlers.ts'
 import { createHostApp, type ReadyEngines } from '../compute-host/server.ts'
-import { CronTimezone, HostHealth, hostRoutes } from '../runtime/contracts/host-api.ts'
+import { CronTimezone, HostHealth, HostModels, hostRoutes } from '../runtime/contracts/host-api.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 
 const TOKEN = 'engines-test-token-0123456789abcdef'
+const MODEL = 'remote/listed'
 const auth = { authorization: `Bearer ${TOKEN}` }
 
 describe('a host whose engines are still loading', () => {
   let stack: TestStack
   before(async () => {
-    stack = await startTestStack()
+    stack = await startTestStack({ models: [{ id: MODEL }] })
   })
   after(() => stack.stop())
 
@@ -41,6 +43,13 @@ describe('a host whose engines are still loading', () => {
     const early = await health(app)
     assert.equal(early.engines, 'starting')
     assert.equal(early.sandbox, null, 'the sandbox self-test runs with the engines')
+    // The catalog comes from the core: the UI's first read does not wait for Mastra.
+    const models = await app.request(hostRoutes.models.path, { headers: auth })
+    assert.equal(models.status, 200)
+    assert.deepEqual(
+      HostModels.parse(await models.json()).catalog?.models.map((m) => m.id),
+      [MODEL],
+    )
 
     let answered = false
     const waiting = Promise.resolve(
