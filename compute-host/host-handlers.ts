@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
-import { errorMessage } from '../runtime/error-message.ts'
 import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models/known-models.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
@@ -32,11 +31,7 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     chat: async (request, c) => {
       // The turn's model against the catalog this host holds: the check the edge makes for other
       // routes, without a call to this host for the catalog on every turn.
-      const read = await $.catalog.read().catch((error: unknown) => ({
-        catalog: null,
-        error: errorMessage(error),
-      }))
-      const unchecked = refuseUnknownModels(read, { model: request.model })
+      const unchecked = await refuseUnknownModels({ model: request.model }, () => $.catalog.read())
       if (unchecked)
         c.var.log.warn(UNCHECKED_MODELS_WARNING, {
           models: unchecked.unchecked,

@@ -122,13 +122,11 @@ export async function startAnsweringHost(
       workspaceRoot,
       vault,
     }
-    let started: StartedEngines | undefined
     // Begun after the server listens (below), so health answers while Mastra loads.
     let begin!: () => void
     const engines: Promise<StartedEngines> = new Promise<void>((r) => (begin = r))
       .then(() => import('./engines.ts'))
       .then(({ startEngines }) => startEngines(core, (fn) => retry(fn, MIGRATION_ATTEMPTS, log)))
-      .then((e) => (started = e))
     // A failure is the caller's to hear (through `engines` below); this copy only records it.
     engines.catch(() => {})
     const server = await listenHost(
@@ -150,7 +148,7 @@ export async function startAnsweringHost(
       stop: () =>
         (stopping ??= (async () => {
           // Engines still starting finish first, so nothing is left running on closed databases.
-          await engines.catch(() => {})
+          const started = await engines.catch(() => undefined)
           await started?.stopRunners()
           await server.close()
           await started?.close()

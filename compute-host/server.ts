@@ -74,12 +74,11 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
       ]),
   ) as unknown as EngineHandlers
   const handlers: HostHandlers = { health, models: () => core.catalog.read(), ...waiting }
-  const $ = core
 
   const requestContext = createMiddleware<HostEnv>(async (c, next) => {
     const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER))
     c.set('requestId', requestId)
-    c.set('log', $.log.child({ requestId }))
+    c.set('log', core.log.child({ requestId }))
     await next()
   })
   const requireToken = createMiddleware(async (c, next) => {
@@ -107,7 +106,7 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
     // The caller went away and its signal stopped the work: nothing failed, nobody listens.
     if (c.req.raw.signal.aborted)
       return c.json(errorBody('CLIENT_GONE', 'the caller went away'), 400)
-    const log = c.var.log ?? $.log
+    const log = c.var.log ?? core.log
     log.error('host request failed', { path: c.req.path, error: loggableError(error) })
     return c.json(errorBody('INTERNAL', 'internal error'), 500)
   })

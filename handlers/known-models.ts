@@ -24,8 +24,7 @@ export async function readCatalog(c: Context<AppEnv>): Promise<CatalogRead> {
  * model is checked by the host itself (compute-host/host-handlers.ts), which holds the catalog.
  */
 export async function assertKnownModels(c: Context<AppEnv>, named: ModelFields): Promise<void> {
-  if (!Object.values(named).some((id) => typeof id === 'string')) return
-  const unchecked = refuseUnknownModels(await readCatalog(c), named)
+  const unchecked = await refuseUnknownModels(named, () => readCatalog(c))
   if (unchecked) {
     edgeLog('warn', c, UNCHECKED_MODELS_WARNING, {
       models: unchecked.unchecked,

@@ -26,7 +26,7 @@ export const HostHealth = z.object({
   localModels: LocalModelStats,
   /**
    * Mastra, the agents, memory and the task runner load after the host first answers: every
-   * route but health waits for them. `failed` is brief: the process stops when they cannot start.
+   * route but health and the model catalog waits for them. `failed` is brief: the process stops when they cannot start.
    */
   engines: z.enum(['starting', 'ready', 'failed']),
   /** The sandbox self-test's finding; null until the engines are ready (it runs with them). */

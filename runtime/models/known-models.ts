@@ -1,4 +1,5 @@
 import type { CatalogRead } from '../contracts/models.ts'
+import { errorMessage } from '../error-message.ts'
 import { AppError } from '../errors.ts'
 
 export const UnknownModel = AppError.define(
@@ -15,19 +16,23 @@ export type ModelFields = Record<string, string | null | undefined>
  * schedules) and on the host (a chat turn, which the host checks against its own cached catalog
  * so a turn makes no extra call for it): ids the catalog does not list are a 400 UNKNOWN_MODEL
  * that names each refused field, in the `fields` shape of a VALIDATION_FAILED so forms show it
- * beside the field. With no catalog at all (gateway or host down) it fails open and returns what
- * it let through unchecked, for the caller to log: an outage never locks the owner out of their
- * settings or their work. A stale catalog still counts as a catalog.
+ * beside the field. The catalog is read only when the request names a model. With no catalog at
+ * all (gateway or host down, or a reader that failed) it fails open and returns what it let
+ * through unchecked, for the caller to log: an outage never locks the owner out of their settings
+ * or their work. A stale catalog still counts as a catalog.
  */
-export function refuseUnknownModels(
-  read: CatalogRead,
+export async function refuseUnknownModels(
   named: ModelFields,
-): { unchecked: Record<string, string>; error?: string } | undefined {
+  read: () => Promise<CatalogRead>,
+): Promise<{ unchecked: Record<string, string>; error?: string } | undefined> {
   const wanted = Object.entries(named).filter(
     (entry): entry is [string, string] => typeof entry[1] === 'string',
   )
   if (wanted.length === 0) return undefined
-  const { catalog, error } = read
+  const { catalog, error } = await read().catch((failure: unknown) => ({
+    catalog: null,
+    error: errorMessage(failure),
+  }))
   if (!catalog) return { unchecked: Object.fromEntries(wanted), ...(error && { error }) }
   const known = new Set(catalog.models.map((m) => m.id))
   const unknown = wanted.filter(([, id]) => !known.has(id))
