@@ -44,6 +44,11 @@ export type HostOptions = {
   redactor?: Redactor
   /** Clone popagent's checkout into the default workspace when its directory is missing. */
   provisionDefaultWorkspace?: boolean
+  /**
+   * Once the engines are up, ready the brief of the workspace a first turn most likely asks about
+   * (runs/warm-brief.ts), so that turn does not wait for the repository's first inventory and parse.
+   */
+  warmLikelyBrief?: boolean
 }
 
 const MIGRATION_ATTEMPTS = 5
@@ -136,6 +141,15 @@ export async function startAnsweringHost(
     log.info('compute host listening', { url: server.url })
     begin()
     const resources = engines.then((e) => e.resources)
+    if (options.warmLikelyBrief) {
+      // After the engines, so it takes nothing from their start; it never fails the host.
+      void resources
+        .then(() => import('./runs/warm-brief.ts'))
+        .then(({ warmLikelyBrief }) =>
+          warmLikelyBrief({ db: databases.application.db, workspaceRoot, log }),
+        )
+        .catch(() => {})
+    }
     // Heard by whoever awaits it; a caller that stopped listening (a failed edge) is no crash.
     resources.catch(() => {})
     let stopping: Promise<void> | undefined

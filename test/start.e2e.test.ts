@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createDatabaseOnServer } from './support/database.ts'
 import { runCli, startCli } from './support/process.ts'
+import { until } from './support/until.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 
 async function waitHealthy(url: string, apiKey: string) {
@@ -50,6 +51,15 @@ test('npm start runs on the embedded database, restarts on it, and stops cleanly
       query: { q: 'sandbox' },
     })
     assert.match((await okJson(brief, 200)).text, /sandbox/)
+    // Once the engines are up, the default workspace's brief is readied for the first turn.
+    await until(
+      () =>
+        /"message":"repository brief readied"[^\n]*"workspaceId":"wsp_default"/.test(
+          first.output(),
+        ),
+      60_000,
+      'the default workspace readied',
+    )
     const session = await okJson(
       await api.sessions.$post({ json: { title: 'survives a restart' } }),
       201,

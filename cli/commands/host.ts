@@ -18,7 +18,10 @@ export async function host(source: Record<string, string | undefined>) {
   }
   if (!env.POPAGENT_SECRET_KEY) throw new ConfigError(MISSING_SECRET_KEY)
   // It answers health while its engines load; the other routes wait for them (main.ts).
-  const computeHost = await startAnsweringHost(env, { provisionDefaultWorkspace: true })
+  const computeHost = await startAnsweringHost(env, {
+    provisionDefaultWorkspace: true,
+    warmLikelyBrief: true,
+  })
   onShutdown(() => computeHost.stop())
   console.log(`popagent compute host is listening at ${computeHost.url}`)
   // When the engines cannot start, the host stops and popagent exits with the error.

@@ -28,6 +28,7 @@ export async function start(source: Record<string, string | undefined>) {
     // The host port is private to this process unless the operator pins it.
     port: source.POPAGENT_HOST_PORT ? env.POPAGENT_HOST_PORT : 0,
     provisionDefaultWorkspace: true,
+    warmLikelyBrief: true,
   })
   try {
     const config = parseEdgeConfig({

@@ -24,9 +24,11 @@ const admission = createBriefAdmission(CONCURRENT_BRIEFS, WAITING_BRIEFS)
 const cache = createBriefCache<RepoBrief>(CACHED_BRIEFS)
 // What a new query on an unchanged tree reuses: its inventory (git status and file list) and the
 // symbols of files already read under the same fingerprint (no stamp needed for those).
-const inventories = createBriefCache<{ inventory: Inventory; symbols: Map<string, string[]> }>(
-  CACHED_INVENTORIES,
-)
+type Tree = { inventory: Inventory; symbols: Map<string, string[]> }
+const inventories = createBriefCache<Tree>(CACHED_INVENTORIES)
+// Inventories being taken, by tree key: a brief that finds its tree's under way waits for that one
+// instead of taking a second (the start's warm-up and a first question, or two first questions).
+const taking = new Map<string, Promise<Tree>>()
 const exports = createExportCache()
 // The rest of a repository's sources, parsed in the background after its first brief.
 const warmer = createExportWarmer(exports)
@@ -60,22 +62,82 @@ export async function buildRepoBrief(
     const cached = key ? cache.get(key) : undefined
     if (cached) return structuredClone(cached)
     const treeKey = before && JSON.stringify([canonical, before])
-    const known = treeKey ? inventories.get(treeKey) : undefined
-    const tree = known ?? {
-      inventory: await takeInventory(canonical, signal),
-      symbols: new Map<string, string[]>(),
-    }
+    const { tree, taken } = await treeOf(canonical, treeKey, signal)
     const brief = await composeRepoBrief(canonical, query, signal, {
       inventory: tree.inventory,
       exports,
       treeSymbols: tree.symbols,
     })
     if (key) cache.set(key, brief)
-    if (!known) {
-      if (treeKey) inventories.set(treeKey, tree)
-      warmer.start(canonical, tree.inventory)
-    }
+    // After this brief's own parses, not beside them: it is the one being waited for.
+    if (taken) warmer.start(canonical, tree.inventory)
     return structuredClone(brief)
+  } finally {
+    lease.release()
+  }
+}
+
+/**
+ * The tree's inventory under `treeKey` (its fingerprint): the one kept from an earlier brief, the
+ * one another brief is taking now, or a new one (`taken`), kept for the next. A shared taking that
+ * fails (its own brief was withdrawn) is taken again under this brief's signal.
+ */
+async function treeOf(
+  canonical: string,
+  treeKey: string | null | undefined,
+  signal?: AbortSignal,
+): Promise<{ tree: Tree; taken: boolean }> {
+  const known = treeKey ? inventories.get(treeKey) : undefined
+  if (known) return { tree: known, taken: false }
+  const shared = treeKey ? taking.get(treeKey) : undefined
+  if (shared) {
+    const tree = await waitFor(shared, signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error
+      return undefined
+    })
+    if (tree) return { tree, taken: false }
+  }
+  const pending = takeInventory(canonical, signal).then((inventory) => {
+    const tree = { inventory, symbols: new Map<string, string[]>() }
+    if (treeKey) inventories.set(treeKey, tree)
+    return tree
+  })
+  if (treeKey) {
+    taking.set(treeKey, pending)
+    const forget = () => {
+      if (taking.get(treeKey) === pending) taking.delete(treeKey)
+    }
+    pending.then(forget, forget)
+  }
+  return { tree: await pending, taken: true }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (the promise itself goes on). */
+function waitFor<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise
+  signal.throwIfAborted()
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
+}
+
+/**
+ * Readies `root`'s briefs before any question: the tree's fingerprint and inventory are taken
+ * and its sources parsed in the background, so a first question waits only for its own
+ * composition. A brief asked meanwhile shares the inventory being taken. Under the same cap as
+ * briefs (REPO_BRIEF_BUSY past it); resolves once the inventory is kept, before the parsing ends.
+ */
+export async function warmRepoBrief(root: string, signal?: AbortSignal): Promise<void> {
+  const lease = await admission.acquire(signal)
+  try {
+    signal?.throwIfAborted()
+    const canonical = await realpath(root)
+    const fingerprint = await fingerprints.fingerprint(canonical, signal)
+    const treeKey = fingerprint && JSON.stringify([canonical, fingerprint])
+    const { tree } = await treeOf(canonical, treeKey, signal)
+    warmer.start(canonical, tree.inventory)
   } finally {
     lease.release()
   }

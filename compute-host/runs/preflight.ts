@@ -42,9 +42,7 @@ export async function repositoryOf(
 ): Promise<{ root?: string; missing?: string }> {
   const workspace = await Workspaces.get(deps.db, workspaceId)
   try {
-    return {
-      root: join(deps.workspaceRoot, await resolveInside(deps.workspaceRoot, workspace.path)),
-    }
+    return { root: await repositoryPath(deps.workspaceRoot, workspace.path) }
   } catch (error) {
     const message = errorMessage(error)
     deps.log.warn('workspace directory unavailable for this run', {
@@ -59,6 +57,11 @@ export async function repositoryOf(
           : `the workspace's path "${workspace.path}" cannot be used: ${message}`,
     }
   }
+}
+
+/** A workspace's directory as a canonical absolute path inside the root; throws when it is not. */
+export async function repositoryPath(workspaceRoot: string, path: string): Promise<string> {
+  return join(workspaceRoot, await resolveInside(workspaceRoot, path))
 }
 
 /**

@@ -73,6 +73,17 @@ export async function get(db: Db, id: string): Promise<Session | undefined> {
   return row && toSession(row)
 }
 
+/** The workspace of the most recently updated active session; none before the first session. */
+export async function lastActiveWorkspace(db: Db): Promise<string | undefined> {
+  const [row] = await db
+    .select({ workspaceId: sessions.workspaceId })
+    .from(sessions)
+    .where(isNull(sessions.archivedAt))
+    .orderBy(desc(sessions.updatedAt))
+    .limit(1)
+  return row?.workspaceId
+}
+
 export async function create(db: Db, input: CreateSessionInput): Promise<Session> {
   const workspaceId = input.workspaceId ?? DEFAULT_WORKSPACE_ID
   try {
