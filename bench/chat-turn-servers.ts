@@ -153,7 +153,8 @@ export function startHost(args: HostArgs) {
   })
   // Lines are built and redacted as in production, then dropped rather than written to a pipe.
   const log = createLogger({ secrets: [HOST_TOKEN], write: () => {} })
-  return startComputeHost(env, { port: 0, token: HOST_TOKEN, log })
+  // As `popagent start` composes it, readying the likely workspace's brief once it can run turns.
+  return startComputeHost(env, { port: 0, token: HOST_TOKEN, log, warmLikelyBrief: true })
 }
 
 /** popagent's real Node edge in front of `hostUrl`, with its own database handle. */

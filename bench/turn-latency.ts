@@ -437,11 +437,9 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
   const { databases, workspaceRoot, processes } = resources
   const [app, observability, theirs] = databases
   try {
-    // The default workspace's path is `popagent` under the workspace root.
-    // Made while the servers start: the host reads it from the first turn on.
-    const repository = generateRepository(join(workspaceRoot, 'popagent'))
-    // Settled, so a failed start does not leave it rejected unobserved.
-    repository.catch(() => {})
+    // The default workspace's path is `popagent` under the workspace root. Made before the host
+    // starts, as a user's checkout is there before `popagent start`: the host readies its brief.
+    const files = await generateRepository(join(workspaceRoot, 'popagent'))
     const gateway = await startServer('gateway', undefined, { script: SCRIPT })
     processes.push(gateway)
     const host = await startServer(
@@ -467,7 +465,6 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     })
     processes.push(mastra)
 
-    const files = await repository
     const sides = [
       popagentSide(edge, host, gateway),
       mastraSide(mastra, gateway),

@@ -14,6 +14,8 @@ export type GatewayLanguageModel = ReturnType<
   ReturnType<typeof createOpenAICompatible>['chatModel']
 >
 
+const KEPT_MODELS = 32
+
 export type GatewayModels = {
   /** A language model for one gateway route; local routes pass the admission queue. */
   languageModel(modelId: string): GatewayLanguageModel
@@ -49,37 +51,50 @@ export function createGatewayModels(options: {
     fetch: redactingFetch(options.redact ?? createRedactor([options.apiKey]), options.fetch),
   })
   const { queue, isLocal } = options.localModels
+  // A model holds only its id and the provider's settings, but building one builds its stream's
+  // zod schemas: every agent of every run asked for one, about 0.1 ms each. Kept per id, bounded
+  // because a chat request may name any model when there is no catalog to check it against.
+  const built = new Map<string, GatewayLanguageModel>()
+
+  function languageModel(modelId: string): GatewayLanguageModel {
+    const model = provider.chatModel(modelId)
+    if (!isLocal(modelId)) return model
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: {
+        specificationVersion: 'v4',
+        async wrapGenerate({ doGenerate, params }) {
+          const lease = await queue.acquire(params.abortSignal)
+          try {
+            return await doGenerate()
+          } finally {
+            lease.release()
+          }
+        },
+        async wrapStream({ doStream, params }) {
+          const lease = await queue.acquire(params.abortSignal)
+          try {
+            const result = await doStream()
+            return { ...result, stream: holdLeaseForStream(result.stream, lease) }
+          } catch (error) {
+            lease.release()
+            throw error
+          }
+        },
+      },
+    })
+    return wrapped as unknown as GatewayLanguageModel
+  }
 
   return {
     embeddingModel: (modelId) => provider.embeddingModel(modelId),
     languageModel(modelId) {
-      const model = provider.chatModel(modelId)
-      if (!isLocal(modelId)) return model
-      const wrapped = wrapLanguageModel({
-        model,
-        middleware: {
-          specificationVersion: 'v4',
-          async wrapGenerate({ doGenerate, params }) {
-            const lease = await queue.acquire(params.abortSignal)
-            try {
-              return await doGenerate()
-            } finally {
-              lease.release()
-            }
-          },
-          async wrapStream({ doStream, params }) {
-            const lease = await queue.acquire(params.abortSignal)
-            try {
-              const result = await doStream()
-              return { ...result, stream: holdLeaseForStream(result.stream, lease) }
-            } catch (error) {
-              lease.release()
-              throw error
-            }
-          },
-        },
-      })
-      return wrapped as unknown as GatewayLanguageModel
+      const known = built.get(modelId)
+      if (known) return known
+      const model = languageModel(modelId)
+      built.set(modelId, model)
+      if (built.size > KEPT_MODELS) built.delete(built.keys().next().value!)
+      return model
     },
   }
 }
