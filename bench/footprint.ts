@@ -13,7 +13,12 @@
  *    every POLL_MS) → the host's engines ready (health says so) → settle → RSS ("idle");
  * 3. TURNS chat turns through `POST /api/chat` (TURNS_PER_SESSION per session, so thread memory
  *    is loaded and grows) → settle → RSS ("after turns"), and the peak (VmHWM); stop;
- * 4. the data directory's size (allocated blocks, as `du` counts).
+ * 4. the data directory's size (allocated blocks, as `du` counts);
+ * 5. a generated repository of 2,400 files (turn-latency.ts's) put in the default workspace, and
+ *    a restart: once the host has readied that workspace's brief (its log says so) and its
+ *    background parse has ended (the process uses under 10 % of a core for half a second) →
+ *    settle → RSS ("idle with a repository"): what a user whose checkout is there idles at
+ *    before asking anything. For information, beside the goal's figure above.
  *
  * RSS is VmRSS of the popagent process from /proc/<pid>/status, read SETTLE_MS after the
  * process went quiet (no GC is forced: this is what the machine sees).
@@ -34,6 +39,7 @@ import { freePort } from '../test/support/throwaway-postgres.ts'
 import { MODEL, REPLY, startServer } from './chat-turn-servers.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { median } from './stats.ts'
+import { generateRepository } from './turn-latency.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = join(ROOT, 'cli/popagent.ts')
@@ -78,6 +84,19 @@ async function settledRss(pid: number, ms: number): Promise<{ rss: number; peak:
     last = now
   }
   return last
+}
+
+/** Waits until the process uses under 10 % of a core over half a second (at most 60 s). */
+async function quiet(pid: number): Promise<void> {
+  const ticks = async () => {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')
+    return Number(fields[11]) + Number(fields[12]) // utime + stime, in clock ticks (1/100 s)
+  }
+  for (let i = 0; i < 120; i++) {
+    const before = await ticks()
+    await sleep(500)
+    if ((await ticks()) - before < 5) return
+  }
 }
 
 /** Allocated size of a directory tree, as `du` counts it (blocks, not apparent sizes). */
@@ -153,6 +172,7 @@ async function baseline(settleMs: number): Promise<Baseline> {
 type Ours = {
   idleFresh: number
   idle: number
+  idleWithRepository: number
   afterTurns: number
   peak: number
   restartS: number
@@ -228,13 +248,26 @@ async function popagent(gatewayUrl: string, turns: number, settleMs: number): Pr
     }
     const loaded = await settledRss(second.pid!, settleMs)
     await stop(second)
+    const dataDirSize = await directorySize(dataDir)
+
+    await rm(join(workspaceRoot, 'popagent'), { recursive: true })
+    await generateRepository(join(workspaceRoot, 'popagent'))
+    const third = spawnNode([CLI, 'start'], env)
+    let log = ''
+    third.stderr!.on('data', (d) => (log = (log + d).slice(-8_000)))
+    await until(third, agentsReady, 'popagent start (with a repository), agents')
+    await until(third, async () => log.includes('repository brief readied'), 'the readied brief')
+    await quiet(third.pid!)
+    const idleWithRepository = (await settledRss(third.pid!, settleMs)).rss
+    await stop(third)
     return {
       idleFresh,
       idle,
+      idleWithRepository,
       afterTurns: loaded.rss,
       peak: loaded.peak,
       restartS,
-      dataDir: await directorySize(dataDir),
+      dataDir: dataDirSize,
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true })
@@ -293,6 +326,16 @@ export async function benchFootprint({ quick }: BenchMode): Promise<BenchResult[
           ).toFixed(2)}× the bare PGlite; peak ` +
           `${mb(of((o) => o.peak)).toFixed(0)} MB; ${TURNS_PER_SESSION} turns a session, ` +
           `zero-latency scripted gateway; ${samples}`,
+      },
+      {
+        name: 'footprint: idle RSS with a 2,400-file repository',
+        goal: 'none (for information)',
+        ratio: mb(of((o) => o.idleWithRepository)),
+        unit: 'MB',
+        met: true,
+        detail:
+          'restarted with a generated repository in the default workspace, after the host readied ' +
+          `its brief and parsed its sources; ${samples}`,
       },
       {
         name: 'footprint: restart to healthy',
