@@ -15,22 +15,14 @@ import {
   cachedSourceCount,
   repoBriefWarmIdle,
 } from '../compute-host/repo-brief/brief.ts'
-import { makeRepository, sleepers, slowGitStatus } from './support/brief-fixtures.ts'
+import { makeRepository, mostStatusReads, slowGitStatus } from './support/brief-fixtures.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'popagent-brief-reuse-'))
 after(() => rm(dir, { recursive: true, force: true }))
 
 /** Whether the repository's status was read while `brief` ran (the slow index entry is hashed). */
-async function statusReadDuring(seconds: number, brief: () => Promise<unknown>) {
-  let seen = 0
-  const sampler = setInterval(() => (seen = Math.max(seen, sleepers(seconds).length)), 5)
-  try {
-    await brief()
-  } finally {
-    clearInterval(sampler)
-  }
-  return seen > 0
-}
+const statusReadDuring = async (seconds: number, brief: () => Promise<unknown>) =>
+  (await mostStatusReads(seconds, brief)) > 0
 
 test('a new query on an unchanged tree does not read its status again', async () => {
   const repo = await makeRepository(join(dir, 'reuse'), {

@@ -11,23 +11,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { buildRepoBrief, warmRepoBrief } from '../compute-host/repo-brief/brief.ts'
-import { makeRepository, sleepers, slowGitStatus } from './support/brief-fixtures.ts'
+import {
+  makeRepository,
+  mostStatusReads,
+  sleepers,
+  slowGitStatus,
+} from './support/brief-fixtures.ts'
 import { until } from './support/until.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'popagent-brief-warm-'))
 after(() => rm(dir, { recursive: true, force: true }))
-
-/** The most status reads of `seconds`' slow file seen in flight at once while `work` ran. */
-async function mostReadsAtOnce(seconds: number, work: () => Promise<unknown>) {
-  let most = 0
-  const sampler = setInterval(() => (most = Math.max(most, sleepers(seconds).length)), 5)
-  try {
-    await work()
-  } finally {
-    clearInterval(sampler)
-  }
-  return most
-}
 
 const sources = {
   'src/alpha-widget.ts': 'export const alphaWidget = 1\n',
@@ -38,7 +31,7 @@ test('a question asked while the tree is readied shares its status read, and the
   const repo = await makeRepository(join(dir, 'shared'), sources)
   await slowGitStatus(repo, 0.31)
   let brief: Awaited<ReturnType<typeof buildRepoBrief>> | undefined
-  const most = await mostReadsAtOnce(0.31, async () => {
+  const most = await mostStatusReads(0.31, async () => {
     const warming = warmRepoBrief(repo)
     // The question comes once the warm-up's status read is under way.
     await until(() => sleepers(0.31).length > 0, 10_000, 'the warm-up reads the status')
@@ -48,7 +41,7 @@ test('a question asked while the tree is readied shares its status read, and the
   assert.equal(most, 1, 'the question read the status beside the warm-up')
   assert.equal(brief?.files[0]?.path, 'src/alpha-widget.ts')
   assert.deepEqual(brief?.files[0]?.exports, ['alphaWidget'])
-  const later = await mostReadsAtOnce(0.31, () => buildRepoBrief(repo, 'beta gadget'))
+  const later = await mostStatusReads(0.31, () => buildRepoBrief(repo, 'beta gadget'))
   assert.equal(later, 0, 'a later question read the status the warm-up had kept')
 })
 
@@ -82,6 +75,6 @@ test('a question withdrawn while it waits on the warm-up ends at once; the warm-
   await assert.rejects(asking, { name: 'AbortError' })
   assert.equal(warmed, false, 'the question waited for the warm-up to end')
   await warming
-  const later = await mostReadsAtOnce(0.57, () => buildRepoBrief(repo, 'alpha widget'))
+  const later = await mostStatusReads(0.57, () => buildRepoBrief(repo, 'alpha widget'))
   assert.equal(later, 0, 'the warm-up did not keep its inventory')
 })

@@ -14,7 +14,7 @@ import { buildRepoBrief } from '../compute-host/repo-brief/brief.ts'
 import { warmLikelyBrief } from '../compute-host/runs/warm-brief.ts'
 import * as Sessions from '../runtime/sessions/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
-import { makeRepository, sleepers, slowGitStatus } from './support/brief-fixtures.ts'
+import { makeRepository, mostStatusReads, slowGitStatus } from './support/brief-fixtures.ts'
 import { createTestDatabase } from './support/database.ts'
 
 const database = await createTestDatabase()
@@ -29,16 +29,8 @@ const log = createLogger({ write: (line) => lines.push(JSON.parse(line)) })
 const deps = { db: database.db, workspaceRoot, log }
 
 /** Whether a brief of `repo` read its (slow) status: not when the warm-up kept its inventory. */
-async function readsStatus(repo: string, seconds: number) {
-  let seen = 0
-  const sampler = setInterval(() => (seen = Math.max(seen, sleepers(seconds).length)), 5)
-  try {
-    await buildRepoBrief(repo, 'alpha widget')
-  } finally {
-    clearInterval(sampler)
-  }
-  return seen > 0
-}
+const readsStatus = async (repo: string, seconds: number) =>
+  (await mostStatusReads(seconds, () => buildRepoBrief(repo, 'alpha widget'))) > 0
 
 const sources = { 'src/alpha-widget.ts': 'export const alphaWidget = 1\n' }
 

@@ -108,6 +108,21 @@ export function sleepers(seconds: number): number[] {
 }
 
 /**
+ * The most status reads of `slowGitStatus(…, seconds)`'s file seen in flight at once while
+ * `work` ran, sampled every 5 ms: 0 when `work` read no status.
+ */
+export async function mostStatusReads(seconds: number, work: () => Promise<unknown>) {
+  let most = 0
+  const sampler = setInterval(() => (most = Math.max(most, sleepers(seconds).length)), 5)
+  try {
+    await work()
+  } finally {
+    clearInterval(sampler)
+  }
+  return most
+}
+
+/**
  * Tells whether `file` is read from now on, by its access time: set to the epoch, any read moves
  * it (relatime updates an atime older than the mtime). `armed` is false on a filesystem that
  * does not keep access times, where the probe cannot tell.
