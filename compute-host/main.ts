@@ -45,8 +45,9 @@ export type HostOptions = {
   /** Clone popagent's checkout into the default workspace when its directory is missing. */
   provisionDefaultWorkspace?: boolean
   /**
-   * Once the engines are up, ready the brief of the workspace a first turn most likely asks about
-   * (runs/warm-brief.ts), so that turn does not wait for the repository's first inventory and parse.
+   * Once the engines are up, ready the brief of the workspace a first turn most likely asks
+   * about (runs/warm-brief.ts), so that turn does not wait for the repository's first inventory
+   * and parse.
    */
   warmLikelyBrief?: boolean
 }

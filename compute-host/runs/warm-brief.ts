@@ -14,8 +14,8 @@ import { repositoryPath } from './preflight.ts'
  * repository, about 0.7 s cold on a quiet machine (loading TypeScript's parser, the inventory,
  * parsing the files the question matched) against about 10 ms once the tree is known.
  *
- * Best effort: a missing workspace or directory, or any failure, is logged and changes nothing; a turn asked
- * meanwhile shares the inventory being taken (repo-brief/brief.ts).
+ * Best effort: a missing workspace or directory, or any failure, is logged and changes nothing.
+ * A turn asked meanwhile shares the inventory being taken (repo-brief/brief.ts).
  */
 export async function warmLikelyBrief(deps: {
   db: Db
