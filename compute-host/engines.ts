@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
 import { createAgentFactory } from './agents/factory.ts'
+import { createConfigCache } from './config-cache.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
 import { startDocIndexer } from './docs/indexer.ts'
@@ -87,8 +88,11 @@ export async function startEngines(
     // every run was half of an agent build's time. Neither holds anything of a run.
     const memorySearch = createMemorySearchTool(memoryTools)
     const retainFact = new Map<string, AnyTool>()
+    // One cache of the run configuration, shared by the agent factory, the hooks and the runs.
+    const config = createConfigCache(databases.application.db)
     const agents = createAgentFactory({
       db: databases.application.db,
+      config,
       models,
       tools: createToolProvider({
         'web-search': () => ({ ok: true, tool: webSearch }),
@@ -125,6 +129,7 @@ export async function startEngines(
     observers.addTaskObserver(taskLogObserver(hostLog.child({ component: 'tasks' })))
     const hooks = createHookDispatcher({
       db,
+      config,
       redactor,
       sandbox,
       log: log.child({ component: 'hooks' }),
@@ -135,6 +140,7 @@ export async function startEngines(
       databases,
       workspaceRoot,
       agents,
+      config,
       memory,
       redact,
       redactor,
@@ -149,6 +155,7 @@ export async function startEngines(
       memory,
       sandbox,
       agents,
+      config,
       tasks: createTaskRunner({
         handle: databases.application,
         execute: withVaultSync(

@@ -1,6 +1,7 @@
 import type { Databases } from './database/open.ts'
 import type { Redactor } from '../runtime/redaction.ts'
 import type { HostEnv } from './env.ts'
+import type { ConfigCache } from './config-cache.ts'
 import type { AgentFactory } from './agents/factory.ts'
 import type { ModelCatalogReader } from './gateway/catalog.ts'
 import type { createGatewayProbe } from './gateway/probe.ts'
@@ -36,6 +37,8 @@ export type HostResources = {
   models: GatewayModels
   /** Builds each run's agents from PostgreSQL. */
   agents: AgentFactory
+  /** The configuration runs read (settings, workspaces, agents, skills, hooks), kept per version. */
+  config: ConfigCache
   /** Mastra thread memory in the application database. */
   memory: ThreadMemory
   /** The canonical, existing POPAGENT_WORKSPACE_ROOT. */

@@ -5,13 +5,12 @@ import type { MastraLogger } from '@mastra/core/logger'
 import type { ToolHooks } from '@mastra/core/tools'
 import { createSkill } from '@mastra/core/skills'
 import type { Db } from '../../db/index.ts'
-import * as Agents from '../../runtime/agents/index.ts'
 import type { AgentRow } from '../../runtime/agents/index.ts'
-import * as Skills from '../../runtime/agents/skills.ts'
 import type { SkillRow } from '../../runtime/agents/skills.ts'
 import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
 import type { ToolStatus } from '../../runtime/contracts/agents.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
+import { createConfigCache, type ConfigCache, type ConfigSnapshot } from '../config-cache.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { Workspace } from '@mastra/core/workspace'
 import { createAgentWorkspace } from '../workspaces/agent-workspace.ts'
@@ -55,6 +54,8 @@ type RunResources = {
 
 /** What a caller adds to one run's agents (chat turns and tasks pass their own). */
 export type BuildOptions = {
+  /** The run's configuration snapshot; without it the factory reads the current one. */
+  config?: ConfigSnapshot
   /** The supervisor's memory; specialists get their context from the delegation instead. */
   memory?: MastraMemory
   /** Tool hooks per agent, for example to stream each call as activity. */
@@ -78,8 +79,9 @@ export type BuildOptions = {
 
 /**
  * Builds a run's agents from PostgreSQL on every call: instructions, description, tools, skills
- * and model override all come from the rows, so an edit applies on the next run and there is no
- * prompt or capability fallback in code. The model is resolved per call from the run's request
+ * and model override all come from the rows (read through the configuration cache, which checks
+ * their version on every run), so an edit applies on the next run and there is no prompt or
+ * capability fallback in code. The model is resolved per call from the run's request
  * context: an override when the row has one, otherwise the route the request selected.
  *
  * Only the supervisor gets `agents`; specialists are built without them, so they can never
@@ -87,6 +89,8 @@ export type BuildOptions = {
  */
 export function createAgentFactory(factoryOptions: {
   db: Db
+  /** The host's configuration cache; a factory of its own otherwise (tests). */
+  config?: ConfigCache
   models: GatewayModels
   tools: ToolProvider
   /** Where Mastra's own log lines go (the host log); Mastra's console logger otherwise. */
@@ -99,6 +103,7 @@ export function createAgentFactory(factoryOptions: {
   redact?: (text: string) => string
 }) {
   const { db, models, tools, mastraLogger } = factoryOptions
+  const config = factoryOptions.config ?? createConfigCache(db)
   const sandbox: SandboxStatus = factoryOptions.sandbox ?? {
     available: false,
     reason: 'the sandbox self-test has not run on this host',
@@ -216,11 +221,15 @@ export function createAgentFactory(factoryOptions: {
   return {
     /** Each agent's tools as this host can run them, before any run (the agent editor's list). */
     async toolStatuses(): Promise<Record<string, ToolStatus[]>> {
-      const rows = await Agents.listRows(db)
+      const rows = await (await config.snapshot()).agentRows()
       return Object.fromEntries(rows.map((row) => [row.id, toolStatuses(row, host)]))
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
-      const [rows, skillRows] = await Promise.all([Agents.listRows(db), Skills.enabledRows(db)])
+      const snapshot = options.config ?? (await config.snapshot())
+      const [rows, skillRows] = await Promise.all([
+        snapshot.agentRows(),
+        snapshot.enabledSkillRows(),
+      ])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
       const run: RunResources = {

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import * as Hooks from '../../runtime/hooks/index.ts'
 import { matches, readVerdict } from '../../runtime/hooks/verdict.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
+import { createConfigCache, type ConfigCache, type ConfigSnapshot } from '../config-cache.ts'
 import type { Logger } from '../log.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { runCommandHook } from './command-hook.ts'
@@ -24,6 +25,8 @@ export type HookDispatch = {
   /** The tool of PreToolUse and PostToolUse; the matcher is read against it. */
   toolName?: string
   data: unknown
+  /** The run's configuration snapshot, when the caller has one; else the current one is read. */
+  config?: ConfigSnapshot
 }
 
 export type MergedVerdict = {
@@ -56,6 +59,8 @@ const MAX_CONTEXT = 16 * 1024
  */
 export function createHookDispatcher(deps: {
   db: Db
+  /** The host's configuration cache, where the enabled hooks are kept per version. */
+  config?: ConfigCache
   redactor: Pick<Redactor, 'redact'>
   sandbox: SandboxStatus
   log: Logger
@@ -63,6 +68,7 @@ export function createHookDispatcher(deps: {
   secretEnv?: (hookId: string) => Promise<Record<string, string>>
 }): HookDispatcher {
   const { db, redactor } = deps
+  const config = deps.config ?? createConfigCache(db)
 
   async function runAll(rows: Hooks.HookRow[], dispatch: HookDispatch): Promise<MergedVerdict> {
     if (rows.length === 0) return { decision: 'allow', reason: null, context: null, runIds: [] }
@@ -165,7 +171,8 @@ export function createHookDispatcher(deps: {
 
   return {
     async dispatch(dispatch) {
-      const rows = (await Hooks.enabledFor(db, dispatch.event)).filter(
+      const snapshot = dispatch.config ?? (await config.snapshot())
+      const rows = (await snapshot.enabledHooks(dispatch.event)).filter(
         (row) => !isToolEvent(dispatch.event) || matches(row.matcher, dispatch.toolName),
       )
       return runAll(rows, dispatch)

@@ -1,4 +1,5 @@
 import { HookDenied } from '../../runtime/hooks/errors.ts'
+import type { ConfigSnapshot } from '../config-cache.ts'
 import type { HookDispatcher, HookScope } from './dispatcher.ts'
 
 /**
@@ -9,17 +10,24 @@ import type { HookDispatcher, HookScope } from './dispatcher.ts'
  */
 export async function promptHooks(
   hooks: HookDispatcher,
-  turn: { scope: HookScope; prompt: string; firstTurn: boolean },
+  turn: { scope: HookScope; prompt: string; firstTurn: boolean; config?: ConfigSnapshot },
 ): Promise<string | undefined> {
   const contexts: string[] = []
+  const config = turn.config && { config: turn.config }
   if (turn.firstTurn) {
-    const started = await hooks.dispatch({ event: 'SessionStart', scope: turn.scope, data: {} })
+    const started = await hooks.dispatch({
+      event: 'SessionStart',
+      scope: turn.scope,
+      data: {},
+      ...config,
+    })
     if (started.context) contexts.push(started.context)
   }
   const verdict = await hooks.dispatch({
     event: 'UserPromptSubmit',
     scope: turn.scope,
     data: { prompt: turn.prompt },
+    ...config,
   })
   if (verdict.decision === 'deny') {
     const reason = verdict.reason ?? 'a hook denied this prompt'

@@ -37,7 +37,11 @@ export async function startChatTurn(
   // read the message, and before it is saved.
   const request = { ...given, message: redactChunk(given.message, deps.redactor) }
   const startedAt = Date.now()
-  const session = await Sessions.get(db, request.sessionId)
+  // One read of the configuration's version serves the whole turn: its hooks, settings and agents.
+  const [session, config] = await Promise.all([
+    Sessions.get(db, request.sessionId),
+    deps.config.snapshot(),
+  ])
   if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
   if (session.archivedAt) throw new SessionArchived({ id: session.id })
   if (session.workspaceId !== request.workspaceId) {
@@ -52,6 +56,7 @@ export async function startChatTurn(
         scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
         prompt: textOf(request.message),
         firstTurn: session.messages.length === 0,
+        config,
       })
     : undefined
   const usage = createUsageMeter()
@@ -77,6 +82,7 @@ export async function startChatTurn(
       ...(requestId && { requestId }),
     },
     startedAt,
+    config,
     workspaceId: session.workspaceId,
     query: textOf(request.message),
     model: request.model,

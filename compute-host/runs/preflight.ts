@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
+import type { Workspace } from '../../runtime/contracts/workspaces.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
 import { buildRepoBrief, formatRepoBrief, type RepoBrief } from '../repo-brief/brief.ts'
 import { PathNotDirectory, resolveInside } from '../workspaces/containment.ts'
@@ -37,16 +38,15 @@ export function withBrief(
  * workspace tools then give the model instead of failing obscurely.
  */
 export async function repositoryOf(
-  deps: Pick<RunDeps, 'db' | 'workspaceRoot' | 'log'>,
-  workspaceId: string,
+  deps: Pick<RunDeps, 'workspaceRoot' | 'log'>,
+  workspace: Pick<Workspace, 'id' | 'path'>,
 ): Promise<{ root?: string; missing?: string }> {
-  const workspace = await Workspaces.get(deps.db, workspaceId)
   try {
     return { root: await repositoryPath(deps.workspaceRoot, workspace.path) }
   } catch (error) {
     const message = errorMessage(error)
     deps.log.warn('workspace directory unavailable for this run', {
-      workspaceId,
+      workspaceId: workspace.id,
       path: workspace.path,
       error: message,
     })

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/index.ts'
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
-import * as Settings from '../../runtime/settings/index.ts'
 import type { Redactor } from '../../runtime/redaction.ts'
 import type { AgentFactory, BuildOptions, RunAgents } from '../agents/factory.ts'
+import type { ConfigCache, ConfigSnapshot } from '../config-cache.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
 import type { Recall } from '../recall/recall.ts'
@@ -26,6 +26,8 @@ export type RunDeps = {
   /** The canonical POPAGENT_WORKSPACE_ROOT. */
   workspaceRoot: string
   agents: AgentFactory
+  /** The run's configuration (settings, workspace, agents, skills, hooks), kept per version. */
+  config: ConfigCache
   memory: ThreadMemory
   log: Logger
   redact: (text: string) => string
@@ -87,21 +89,20 @@ export async function prepareRun(
     withoutRepository?: string
     /** Tools for this run's supervisor alone, beyond its row's (a remediation's task tools). */
     supervisorTools?: BuildOptions['supervisorTools']
+    /** The configuration the driver already read (the chat's prompt hooks); else read here. */
+    config?: ConfigSnapshot
   },
 ): Promise<PreparedRun> {
-  const { db } = deps
   const clock = phaseClock(input.startedAt)
   // The driver's own checks before preparation (the chat's session lookup).
   if (input.startedAt !== undefined) clock.lap('driver')
-  const [settings, memorySettings] = await Promise.all([
-    Settings.agentRuntime.get(db),
-    Settings.memory.get(db),
-  ])
+  const config = input.config ?? (await deps.config.snapshot())
+  const [settings, memorySettings] = await Promise.all([config.agentRuntime(), config.memory()])
   clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
   const { root: workspaceRoot, missing } = input.withoutRepository
     ? { root: undefined, missing: input.withoutRepository }
-    : await repositoryOf(deps, input.workspaceId)
+    : await repositoryOf(deps, await config.workspace(input.workspaceId))
   clock.lap('workspace')
   // The brief is built while the agents are built and Mastra loads memory; the supervisor's
   // first step waits for it (prepareStep), so it still reaches the first model call.
@@ -130,6 +131,7 @@ export async function prepareRun(
   // After the guards (a refused call is never shown to a hook), before everything that reports.
   const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
   const team = await deps.agents.build({
+    config,
     ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
     // A brief ready for implementation withholds the researcher for this run only.
     withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),

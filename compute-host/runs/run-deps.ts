@@ -6,7 +6,14 @@ import type { RunDeps } from './prepare-run.ts'
 export function runDeps(
   $: Pick<
     HostResources,
-    'databases' | 'workspaceRoot' | 'agents' | 'memory' | 'redact' | 'redactor' | 'observers'
+    | 'databases'
+    | 'workspaceRoot'
+    | 'agents'
+    | 'config'
+    | 'memory'
+    | 'redact'
+    | 'redactor'
+    | 'observers'
   > &
     Partial<Pick<HostResources, 'recall' | 'hooks'>>,
   log: Logger,
@@ -15,6 +22,7 @@ export function runDeps(
     db: $.databases.application.db,
     workspaceRoot: $.workspaceRoot,
     agents: $.agents,
+    config: $.config,
     memory: $.memory,
     log,
     redact: $.redact,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as Settings from '../../runtime/settings/index.ts'
+import * as Workspaces from '../../runtime/workspaces/index.ts'
 import { AppError } from '../../runtime/errors.ts'
 import type { Logger } from '../log.ts'
 import { repositoryOf } from '../runs/preflight.ts'
@@ -36,7 +37,8 @@ export function createSelfUpdateExecutor(
 ): TaskExecutor {
   return async (task, context) => {
     const log: Logger = deps.log.child({ taskId: task.id, attempt: context.attempt })
-    const { root, missing } = await repositoryOf({ ...deps, log }, task.workspaceId)
+    const workspace = await Workspaces.get(deps.db, task.workspaceId)
+    const { root, missing } = await repositoryOf({ ...deps, log }, workspace)
     if (!root) throw new TaskFailure('configuration', missing ?? 'the workspace has no repository')
     if (!(await Settings.autonomy.get(deps.db)).selfUpdateEnabled) {
       throw new TaskFailure('configuration', SELF_UPDATE_OFF)
