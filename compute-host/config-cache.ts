@@ -10,6 +10,7 @@ import type { Workspace } from '../runtime/contracts/workspaces.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
+import { deepFreeze } from '../runtime/deep-freeze.ts'
 
 /**
  * The configuration one run reads, as of one version of it. Every value is loaded at most once
@@ -89,11 +90,4 @@ export function createConfigCache(db: Db): ConfigCache {
       }
     },
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
-  // A Date stays usable (its methods read internal slots, which freezing does not touch).
-  for (const inner of Object.values(value)) deepFreeze(inner)
-  return Object.freeze(value)
 }

@@ -1,5 +1,6 @@
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
+import { keptJsonSchema } from './kept-json-schema.ts'
 import type { DocSearchResult } from '../../runtime/contracts/docs.ts'
 import { searchDocs, type DocSearchDeps } from '../docs/hybrid-search.ts'
 import type { RunContext } from '../agents/run-context.ts'
@@ -14,10 +15,12 @@ export function createDocsSearchTool(deps: DocSearchDeps) {
     id: 'docs-search',
     description:
       "Search this workspace's project documentation (imported README and docs/, and documents the owner wrote). Answers the best-matching sections with their document, heading path and an excerpt.",
-    inputSchema: z.object({
-      query: z.string().trim().min(1).max(500).describe('What you want to find out'),
-      limit: z.number().int().min(1).max(10).optional().describe('How many sections (default 5)'),
-    }),
+    inputSchema: keptJsonSchema(
+      z.object({
+        query: z.string().trim().min(1).max(500).describe('What you want to find out'),
+        limit: z.number().int().min(1).max(10).optional().describe('How many sections (default 5)'),
+      }),
+    ),
     execute: async ({ query, limit }, context) => {
       const workspaceId = (context?.requestContext as RunContext | undefined)?.get('workspaceId')
       if (!workspaceId) throw new Error('this run has no workspace, so it has no documentation')

@@ -1,5 +1,6 @@
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
+import { keptJsonSchema } from './kept-json-schema.ts'
 import type { Db } from '../../db/index.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import type { RunContext } from '../agents/run-context.ts'
@@ -15,9 +16,11 @@ export function createMemorySearchTool(deps: { db: Db; recall: Recall }) {
     id: 'memory-search',
     description:
       'Search long-term memories (the user’s notes, agent facts) and earlier sessions. Results are notes with where they came from; they may be outdated.',
-    inputSchema: z.object({
-      query: z.string().trim().min(1).max(500).describe('What to look for'),
-    }),
+    inputSchema: keptJsonSchema(
+      z.object({
+        query: z.string().trim().min(1).max(500).describe('What to look for'),
+      }),
+    ),
     execute: async ({ query }, context) => {
       const run = (context?.requestContext as RunContext | undefined)?.get('run')
       const settings = await Settings.memory.get(deps.db)

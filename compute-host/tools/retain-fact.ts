@@ -1,5 +1,6 @@
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
+import { keptJsonSchema } from './kept-json-schema.ts'
 import type { Db } from '../../db/index.ts'
 import { MEMORY_CONTENT_MAX } from '../../db/memory-enums.ts'
 import * as Memories from '../../runtime/memories/index.ts'
@@ -20,11 +21,13 @@ export function createRetainFactTool(deps: { db: Db; recall: Recall }, agentId: 
     id: 'retain-fact',
     description:
       'Keep a durable fact for later sessions under a key (lowercase, e.g. "package-manager"); a new fact with the same key replaces the old one, which stays in history. Only works when the owner allows automatic fact retention.',
-    inputSchema: z.object({
-      key: z.string().trim().min(1).max(128).describe('lowercase letters, digits, . _ -'),
-      content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX),
-      replaces: z.string().max(80).optional().describe('id of one of your own facts it replaces'),
-    }),
+    inputSchema: keptJsonSchema(
+      z.object({
+        key: z.string().trim().min(1).max(128).describe('lowercase letters, digits, . _ -'),
+        content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX),
+        replaces: z.string().max(80).optional().describe('id of one of your own facts it replaces'),
+      }),
+    ),
     execute: async ({ key, content, replaces }, context) => {
       const { automaticFactRetention } = await Settings.autonomy.get(deps.db)
       if (!automaticFactRetention) throw new FactRetentionOff({ agentId })

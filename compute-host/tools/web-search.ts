@@ -1,5 +1,6 @@
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
+import { keptJsonSchema } from './kept-json-schema.ts'
 
 const TIMEOUT_MS = 10_000
 const MAX_RESULTS = 10
@@ -77,10 +78,12 @@ export function createWebSearchTool(options: { baseUrl: string; fetch?: typeof f
     id: 'web-search',
     description:
       'Search the web through the self-hosted SearXNG instance. Returns up to 10 results with title, URL and a short snippet.',
-    inputSchema: z.object({
-      query: z.string().trim().min(1).max(500).describe('What to search for'),
-      maxResults: z.number().int().min(1).max(MAX_RESULTS).optional(),
-    }),
+    inputSchema: keptJsonSchema(
+      z.object({
+        query: z.string().trim().min(1).max(500).describe('What to search for'),
+        maxResults: z.number().int().min(1).max(MAX_RESULTS).optional(),
+      }),
+    ),
     execute: async ({ query, maxResults }, context) => ({
       results: await search(query, maxResults, context?.abortSignal),
     }),

@@ -3,6 +3,7 @@ import { createWorkspaceTools, Workspace, WORKSPACE_TOOLS } from '@mastra/core/w
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
+import { keptJsonSchema } from '../tools/kept-json-schema.ts'
 import { ContainedFilesystem, PathEscapesRepository } from './contained-filesystem.ts'
 import { within } from './containment.ts'
 import { LanguageServerSandbox } from './language-server-sandbox.ts'
@@ -33,6 +34,17 @@ type InspectResult = {
   implementation?: string[]
   error?: string
 }
+
+// Built once for every run's tool, so its JSON Schema is converted once (kept-json-schema.ts).
+const LSP_INSPECT_INPUT = keptJsonSchema(
+  z.object({
+    path: z.string().min(1).describe('File path relative to the repository root'),
+    line: z.number().int().positive().describe('Line number (1-indexed)'),
+    match: z
+      .string()
+      .describe('The line content with <<< at the cursor, e.g. "const x = <<<foo()"'),
+  }),
+)
 
 /**
  * The `lsp-inspect` tool for one run's repository, shared by every agent of the run that holds
@@ -96,13 +108,7 @@ export function createLspInspect(root: string) {
       'on the line, definition and implementation locations. Give a repository-relative file ' +
       'path, a 1-indexed line number, and the exact line content with <<< marking the cursor ' +
       '(exactly one marker).',
-    inputSchema: z.object({
-      path: z.string().min(1).describe('File path relative to the repository root'),
-      line: z.number().int().positive().describe('Line number (1-indexed)'),
-      match: z
-        .string()
-        .describe('The line content with <<< at the cursor, e.g. "const x = <<<foo()"'),
-    }),
+    inputSchema: LSP_INSPECT_INPUT,
     execute: async (input, context) => {
       const absolute = await containedFile(root, input.path)
       const run = await mastraInspect()
