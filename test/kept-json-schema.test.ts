@@ -72,7 +72,7 @@ test('what is kept cannot be changed by a caller, and Mastra gets its own copy',
     made.type = 'string'
   }, TypeError)
   const tool = convert(kept)
-  const params = (tool.parameters as unknown as { jsonSchema: Record<string, unknown> })
+  const params = tool.parameters as unknown as { jsonSchema: Record<string, unknown> }
   params.jsonSchema.description = 'changed by a caller'
   const next = convert(kept).parameters as unknown as { jsonSchema: Record<string, unknown> }
   assert.equal(next.jsonSchema.description, undefined)
