@@ -40,7 +40,7 @@ type Generation = { version: number | null; values: Map<string, Promise<unknown>
 /**
  * Keeps the run's configuration in memory per version of the `popagent_config_version` counter,
  * which triggers move forward in every writer's own transaction (migration 0017). A run used to
- * read seven rows sets (settings twice, its workspace, agents, skills, and hooks per event) on
+ * read seven row sets (settings twice, its workspace, agents, skills, and hooks per event) on
  * every turn; now it reads the counter, and an edit still applies to the next run, whichever
  * process made it.
  *

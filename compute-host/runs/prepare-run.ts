@@ -59,9 +59,10 @@ export type PreparedRun = {
 /**
  * The one run path: everything a supervisor run needs, shared by chat turns and background tasks
  * (T10) so both get the same prompt, delegation and tool hooks, recall, execution bounds,
- * final-response guard and run events: one settings snapshot, the repository of the workspace
+ * final-response guard and run events: one configuration snapshot (config-cache.ts: settings,
+ * workspace, agent and skill rows as of one version), the repository of the workspace
  * (contained), the preflight repository brief (a ready brief withholds the researcher for this
- * run only), and the run's agents built from PostgreSQL. Once prepared, the run has started
+ * run only), and the run's agents built from those rows. Once prepared, the run has started
  * (`run-start` and, with a brief, `brief` are emitted); the driver must call `end`.
  */
 export async function prepareRun(
