@@ -35,7 +35,7 @@ export type ConfigCache = {
   snapshot(): Promise<ConfigSnapshot>
 }
 
-type Generation = { version: number | null; values: Map<string, Promise<unknown>> }
+type Values = Map<string, Promise<unknown>>
 
 /**
  * Keeps the run's configuration in memory per version of the `popagent_config_version` counter,
@@ -50,37 +50,39 @@ type Generation = { version: number | null; values: Map<string, Promise<unknown>
  * own, thrown away after it, rather than sending the next runs back to reload.
  */
 export function createConfigCache(db: Db): ConfigCache {
-  let newest: Generation | undefined
+  let newest: { version: number; values: Values } | undefined
 
   async function readVersion(): Promise<number | null> {
     const [row] = await db.select({ version: configVersion.version }).from(configVersion)
     return row?.version ?? null
   }
 
-  function generationFor(version: number | null): Generation {
-    if (version === null) return { version, values: new Map() }
-    if (newest?.version === version) return newest
-    const generation: Generation = { version, values: new Map() }
-    if (!newest || newest.version === null || version > newest.version) newest = generation
-    return generation
+  /** The values kept for `version`: the newest generation's, or a throwaway set. */
+  function valuesFor(version: number | null): Values {
+    if (version === null) return new Map()
+    if (newest?.version === version) return newest.values
+    const values: Values = new Map()
+    if (!newest || version > newest.version) newest = { version, values }
+    return values
   }
 
   return {
     async snapshot() {
-      const generation = generationFor(await readVersion())
+      const version = await readVersion()
+      const values = valuesFor(version)
       function kept<T>(key: string, load: () => Promise<T>): Promise<T> {
-        const known = generation.values.get(key)
+        const known = values.get(key)
         if (known) return known as Promise<T>
         const loading = load().then(deepFreeze)
-        generation.values.set(key, loading)
+        values.set(key, loading)
         // A failure (a missing row, a lost connection) is the caller's, never kept.
         loading.catch(() => {
-          if (generation.values.get(key) === loading) generation.values.delete(key)
+          if (values.get(key) === loading) values.delete(key)
         })
         return loading
       }
       return {
-        version: generation.version,
+        version,
         agentRuntime: () => kept('agent-runtime', () => Settings.agentRuntime.get(db)),
         memory: () => kept('memory', () => Settings.memory.get(db)),
         workspace: (id) => kept(`workspace:${id}`, () => Workspaces.get(db, id)),

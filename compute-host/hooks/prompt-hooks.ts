@@ -13,13 +13,13 @@ export async function promptHooks(
   turn: { scope: HookScope; prompt: string; firstTurn: boolean; config?: ConfigSnapshot },
 ): Promise<string | undefined> {
   const contexts: string[] = []
-  const config = turn.config && { config: turn.config }
+  const { config } = turn
   if (turn.firstTurn) {
     const started = await hooks.dispatch({
       event: 'SessionStart',
       scope: turn.scope,
       data: {},
-      ...config,
+      config,
     })
     if (started.context) contexts.push(started.context)
   }
@@ -27,7 +27,7 @@ export async function promptHooks(
     event: 'UserPromptSubmit',
     scope: turn.scope,
     data: { prompt: turn.prompt },
-    ...config,
+    config,
   })
   if (verdict.decision === 'deny') {
     const reason = verdict.reason ?? 'a hook denied this prompt'

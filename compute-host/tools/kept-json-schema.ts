@@ -12,8 +12,9 @@ type JsonSchemaMethod = (options: JsonSchemaOptions) => Record<string, unknown>
  * reads to normalise a model's nulls) stays the schema's own.
  *
  * A conversion is kept per target and library options (compared key by key: Mastra builds a new
- * options object per call around the same values); other options convert afresh. What is kept is frozen: Mastra copies it before use,
- * and a caller that changed it would change every later run's tool definition.
+ * options object per call around the same values); other options convert afresh. What is kept is
+ * frozen: Mastra copies it before use, and a caller that changed it would change every later
+ * run's tool definition.
  */
 export function keptJsonSchema<T extends z.ZodType>(schema: T): T {
   const standard = schema['~standard'] as z.ZodType['~standard'] & {
