@@ -48,7 +48,8 @@ export type StartedEngines = ReadyEngines & {
  * about two thirds of the host's module graph, so main.ts imports it only after the host answers
  * health: a restart is healthy without waiting for it. `retry` is the core's, for Mastra's table
  * set-up (not safe against another host doing it at the same moment; the loser's retry finds
- * everything in place).
+ * everything in place) and for the task runner's first reads (a database restart while the
+ * engines start).
  */
 export async function startEngines(
   core: HostCore,
@@ -190,7 +191,9 @@ export async function startEngines(
       recall,
       hooks,
     }
-    await resources.tasks.start()
+    // A database restart during start-up is ridden out like the one during a run: the runner's
+    // first reads are retried as Mastra's table set-up is, rather than the host exiting.
+    await retry(() => resources.tasks.start())
     resources.scheduler.start()
     const docIndexer = startDocIndexer(docsDeps)
     void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })

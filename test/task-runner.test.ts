@@ -8,6 +8,11 @@ import { eq, sql } from '../db/drizzle-orm.ts'
 import { after, before, test } from 'node:test'
 import { tasks } from '../db/schema/index.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
+import { openNodePostgres } from '../compute-host/database/postgres.ts'
+import { classify } from '../compute-host/tasks/error-classes.ts'
+import type { Db } from '../db/index.ts'
+import { rowsOf } from '../db/rows.ts'
+import { freePort } from './support/throwaway-postgres.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
 import { add, row, scriptedExecutor, startRunner, until } from './support/task-runner.ts'
 
@@ -367,5 +372,41 @@ test('a wake-up starts new work long before the next poll', async () => {
     assert.ok(Math.max(...latencies) < 5_000, `latencies ${latencies.join(',')}`)
   } finally {
     await runner.stop()
+  }
+})
+
+test('a start that meets a database outage leaves no listener behind and can be tried again', async () => {
+  const { db } = database
+  // A database nothing answers on: its queries fail as a stopped server's do (ECONNREFUSED).
+  const down = openNodePostgres(`postgres://postgres@127.0.0.1:${await freePort()}/down`, {
+    max: 1,
+  })
+  // The runner's queries go to `current`: the stopped database first, then the live one. Its
+  // LISTEN connections always reach the live one, so the failed start has something to undo.
+  let current: Db = down.db
+  const switching = new Proxy({} as Db, { get: (_, key) => Reflect.get(current, key) })
+  const listeners = async () =>
+    rowsOf<{ n: number }>(
+      await db.execute(
+        sql`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and query ilike 'listen %'`,
+      ),
+    )[0]!.n
+  const { runner } = startRunner(
+    { db: switching, listen: database.handle.listen },
+    { timing: { pollIntervalMs: 60_000 } },
+  )
+  try {
+    await assert.rejects(runner.start(), (error) => classify(error) === 'infrastructure')
+    assert.equal(await listeners(), 0, 'the failed start stopped listening')
+    current = db
+    await runner.start()
+    assert.equal(await listeners(), 2, 'one wake and one cancel listener, not two of each')
+    // Found through the wake-up, not the minute-long poll: the listener of the second start works.
+    const task = await add(db, 'ok')
+    await until(async () => (await row(db, task.id)).state === 'completed', 5_000, 'wake-up')
+  } finally {
+    await runner.stop()
+    await down.close()
   }
 })

@@ -38,13 +38,21 @@ export function createStartStop(deps: {
       state.stopRequested = false
       return serial.run(async () => {
         if (state.running) return
-        await timing.refresh()
-        // Subscribed before the first look for work, so no wake-up is missed.
-        unlisten = await listenForTasks(handle, { wake: wake.kick, cancel: deps.cancel })
-        heartbeat.start()
-        state.databaseLostAt = 0
-        // Startup recovery does not wait a lease for this runner's own database connection.
-        await recover()
+        try {
+          await timing.refresh()
+          // Subscribed before the first look for work, so no wake-up is missed.
+          unlisten = await listenForTasks(handle, { wake: wake.kick, cancel: deps.cancel })
+          heartbeat.start()
+          state.databaseLostAt = 0
+          // Startup recovery does not wait a lease for this runner's own database connection.
+          await recover()
+        } catch (error) {
+          // A start that met a database outage leaves nothing behind, so it can be tried again
+          // (the host's engines retry it) without a second subscription or a beat left running.
+          await stopListening()
+          heartbeat.stopWhenIdle()
+          throw error
+        }
         if (state.stopRequested) {
           await stopListening()
           return

@@ -46,8 +46,14 @@ export async function listenForTasks(
   handle: Pick<DatabaseHandle, 'listen'>,
   on: { wake: () => void; cancel: (taskId: string) => void },
 ): Promise<Array<() => Promise<void>>> {
-  return [
-    await handle.listen(TASK_WAKE_CHANNEL, on.wake, on.wake),
-    await handle.listen(TASK_CANCEL_CHANNEL, on.cancel),
-  ]
+  const stops: Array<() => Promise<void>> = []
+  try {
+    stops.push(await handle.listen(TASK_WAKE_CHANNEL, on.wake, on.wake))
+    stops.push(await handle.listen(TASK_CANCEL_CHANNEL, on.cancel))
+    return stops
+  } catch (error) {
+    // The second LISTEN failed (a database outage): the first is not left connected.
+    await Promise.allSettled(stops.map((stop) => stop()))
+    throw error
+  }
 }
