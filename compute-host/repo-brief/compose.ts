@@ -1,8 +1,9 @@
 import { byCodeUnits } from '../../runtime/code-unit-order.ts'
-import { basename, dirname } from 'node:path'
+import { basename } from 'node:path'
 import { createExportCache, type ExportCache } from './export-cache.ts'
 import { takeInventory, type Inventory } from './inventory.ts'
 import { mapBounded } from './map-bounded.ts'
+import { indexPaths, scorePaths, type PathIndex } from './path-scores.ts'
 import { createSourceReader } from './source-reader.ts'
 import { isBriefSource, MAX_SOURCE_BYTES, symbolsOf, TEST } from './symbols.ts'
 
@@ -81,29 +82,8 @@ export async function composeRepoBrief(
   const inventory = reuse.inventory ?? (await takeInventory(root, signal))
   const exportCache = reuse.exports ?? createExportCache()
   const reader = createSourceReader(root, MAX_SOURCE_BYTES)
-  const { sources, tests } = layoutOf(inventory)
-
-  const pathScore = (file: SourcePath) => {
-    let score = 0
-    for (const term of terms) {
-      if (file.name.includes(term)) score += 3
-      else if (file.dir.includes(term)) score += 1
-    }
-    return score
-  }
-  // `sources` are in path order (layoutOf) and sort is stable, so ordering the matched files by
-  // score alone gives score, then path, without sorting the whole tree on every brief.
-  const withScores = sources.map((file) => ({ path: file.path, score: pathScore(file) }))
-  const matched = withScores.filter((f) => f.score > 0).sort((a, b) => b.score - a.score)
-  const unmatched = withScores.filter((f) => f.score === 0)
-  // Parse the files whose path matched, then changed ones, up to the bound.
-  const toParse = [...matched, ...unmatched.filter((f) => inventory.changes.has(f.path))].slice(
-    0,
-    MAX_PARSED,
-  )
-  if (terms.length > 0 && toParse.length < MAX_PARSED) {
-    toParse.push(...unmatched.slice(0, MAX_PARSED - toParse.length))
-  }
+  const { index, tests } = layoutOf(inventory)
+  const toParse = parseOrder(index, scorePaths(index, terms), inventory.changes, terms.length > 0)
 
   const known = reuse.treeSymbols ?? new Map<string, string[]>()
   const unknown = toParse.filter(({ path }) => !known.has(path))
@@ -113,26 +93,22 @@ export async function composeRepoBrief(
   })
   for (const [at, { path }] of unknown.entries()) known.set(path, read[at]!)
   const symbols = toParse.map(({ path }) => known.get(path)!)
-  const scored: BriefFile[] = []
+  const scored: Array<{ path: string; score: number; exports: string[] }> = []
   for (const [at, { path, score: base }] of toParse.entries()) {
     const exports = symbols[at]!
     let score = base
-    for (const symbol of exports) {
-      const lower = symbol.toLowerCase()
+    for (const lower of lowerCased(exports)) {
       for (const term of terms) if (lower.includes(term)) score += 2
     }
-    if (score === 0) continue
-    const change = inventory.changes.get(path)
-    scored.push({
-      path,
-      score,
-      exports,
-      tests: adjacentTests(path, tests),
-      ...(change && { change }),
-    })
+    if (score > 0) scored.push({ path, score, exports })
   }
   scored.sort((a, b) => b.score - a.score || byCodeUnits(a.path, b.path))
-  const files = scored.slice(0, MAX_FILES)
+  // Tests and changes are looked up for the files shown only: the score does not depend on them,
+  // and matching every scored file against every test was most of a brief's time on a large tree.
+  const files: BriefFile[] = scored.slice(0, MAX_FILES).map(({ path, score, exports }) => {
+    const change = inventory.changes.get(path)
+    return { path, score, exports, tests: adjacentTests(path, tests), ...(change && { change }) }
+  })
   const top = files[0]
   const readyForImplementation =
     !!top &&
@@ -153,41 +129,74 @@ export async function composeRepoBrief(
   }
 }
 
-type SourcePath = { path: string; name: string; dir: string }
+type TestPath = { path: string; name: string }
 
-// An inventory's sources with their lowercased names and folders, and its tests, worked out once
-// per inventory (it is reused for every question on an unchanged tree), not once per brief.
-const layouts = new WeakMap<Inventory, { sources: SourcePath[]; tests: string[] }>()
+// An inventory's sources indexed for scoring, and its tests with their lowercased names, worked
+// out once per inventory (it is reused for every question on an unchanged tree), not per brief.
+const layouts = new WeakMap<Inventory, { index: PathIndex; tests: TestPath[] }>()
+
+// A file's symbols lowercased, kept as long as its symbol list is (the tree's, reused by every
+// question on an unchanged tree), so a new question does not lowercase them again.
+const lowered = new WeakMap<string[], string[]>()
+
+function lowerCased(symbols: string[]): string[] {
+  let lower = lowered.get(symbols)
+  if (!lower) lowered.set(symbols, (lower = symbols.map((s) => s.toLowerCase())))
+  return lower
+}
 
 function layoutOf(inventory: Inventory) {
   let layout = layouts.get(inventory)
   if (!layout) {
     layout = {
-      sources: inventory.files
-        .filter(isBriefSource)
-        .sort(byCodeUnits)
-        .map((path) => ({
-          path,
-          name: basename(path).toLowerCase(),
-          dir: dirname(path).toLowerCase(),
-        })),
-      tests: inventory.files.filter((f) => TEST.test(f)),
+      index: indexPaths(inventory.files.filter(isBriefSource).sort(byCodeUnits)),
+      tests: inventory.files
+        .filter((f) => TEST.test(f))
+        .map((path) => ({ path, name: basename(path).toLowerCase() })),
     }
     layouts.set(inventory, layout)
   }
   return layout
 }
 
+/**
+ * The files a brief parses, at most MAX_PARSED, each once: those whose path matched, best first
+ * and in path order among equals; then the changed ones in path order; then, when the query has
+ * terms, the rest in path order (their symbols may still match).
+ */
+function parseOrder(
+  index: PathIndex,
+  scores: Int32Array,
+  changes: ReadonlyMap<string, string>,
+  withTerms: boolean,
+): Array<{ path: string; score: number }> {
+  const matched: number[] = []
+  for (let at = 0; at < scores.length; at++) if (scores[at]! > 0) matched.push(at)
+  matched.sort((a, b) => scores[b]! - scores[a]! || a - b)
+  const order = matched.slice(0, MAX_PARSED)
+  const changed: number[] = []
+  for (const path of changes.keys()) {
+    const at = index.positions.get(path)
+    if (at !== undefined && scores[at] === 0) changed.push(at)
+  }
+  order.push(...changed.sort((a, b) => a - b).slice(0, MAX_PARSED - order.length))
+  for (let at = 0; withTerms && order.length < MAX_PARSED && at < scores.length; at++) {
+    if (scores[at] === 0 && !changes.has(index.paths[at]!)) order.push(at)
+  }
+  return order.map((at) => ({ path: index.paths[at]!, score: scores[at]! }))
+}
+
 /** Tests named after the file (`x.test.ts`, `x.spec.ts`, `__tests__/x.ts`, `test/x*.test.ts`). */
-function adjacentTests(path: string, tests: string[]): string[] {
+function adjacentTests(path: string, tests: TestPath[]): string[] {
   const stem = basename(path)
     .replace(/\.[^.]+$/, '')
     .toLowerCase()
   if (stem === 'index') return []
   return tests
-    .filter((t) => {
-      const name = basename(t).toLowerCase()
-      return name.startsWith(`${stem}.`) || name.startsWith(`${stem}_`) || name === `${stem}.ts`
-    })
+    .filter(
+      ({ name }) =>
+        name.startsWith(`${stem}.`) || name.startsWith(`${stem}_`) || name === `${stem}.ts`,
+    )
     .slice(0, MAX_TESTS)
+    .map((t) => t.path)
 }
