@@ -14,7 +14,7 @@
  * 3. TURNS chat turns through `POST /api/chat` (TURNS_PER_SESSION per session, so thread memory
  *    is loaded and grows) → settle → RSS ("after turns"), and the peak (VmHWM); stop;
  * 4. the data directory's size (allocated blocks, as `du` counts);
- * 5. a generated repository of 2,400 files (turn-latency.ts's) put in the default workspace, and
+ * 5. a generated repository of 3,000 files (turn-latency.ts's: 2,400 sources, 600 tests) put in the default workspace, and
  *    a restart: once the host has readied that workspace's brief (its log says so) and its
  *    background parse has ended (the process uses under 10 % of a core for half a second) →
  *    settle → RSS ("idle with a repository"): what a user whose checkout is there idles at
@@ -328,7 +328,7 @@ export async function benchFootprint({ quick }: BenchMode): Promise<BenchResult[
           `zero-latency scripted gateway; ${samples}`,
       },
       {
-        name: 'footprint: idle RSS with a 2,400-file repository',
+        name: 'footprint: idle RSS with a 3,000-file repository',
         goal: 'none (for information)',
         ratio: mb(of((o) => o.idleWithRepository)),
         unit: 'MB',

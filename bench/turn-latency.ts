@@ -7,9 +7,9 @@
  * - popagent: `POST /api/chat` on the real Node edge → the real compute host → run preparation
  *   (session check, settings snapshot, workspace, repository brief preflight, agents built) →
  *   the supervisor's Mastra run with thread memory → gateway. The default workspace is a real Git
- *   repository of 2,400 small source files in nested folders (generated, one commit, before
- *   the host starts), so the brief does its real work; the host readies its brief once its
- *   engines are up, as `popagent start` does.
+ *   repository of 2,400 small source files and 600 tests beside them in nested folders
+ *   (generated, one commit, before the host starts), so the brief does its real work; the host
+ *   readies its brief once its engines are up, as `popagent start` does.
  * - Mastra's own server (`@mastra/hono`): one agent with our supervisor's instructions, the same
  *   model provider and the same memory (options and `@mastra/pg` PostgresStore).
  * - Mastra's own server running our supervisor as our agent factory builds it (built once at
@@ -77,9 +77,12 @@ const WORDS = [
   'search',
   'billing',
 ]
-const SHAPE = { packages: 12, features: 10, files: 20 } // 2,400 files
+const SHAPE = { packages: 12, features: 10, files: 20 } // 2,400 sources
+// Every fourth source has a test beside it (600 tests): a brief matches tests to the files it
+// shows, and a tree without any hid what that cost (about 100 ms a question before 2026-12-04).
+const TESTED_EVERY = 4
 
-/** A Git repository of SHAPE's files in nested folders, one commit, at `dir`. */
+/** A Git repository of SHAPE's sources and their tests in nested folders, one commit, at `dir`. */
 export async function generateRepository(dir: string): Promise<number> {
   let count = 0
   for (let p = 0; p < SHAPE.packages; p++) {
@@ -91,13 +94,21 @@ export async function generateRepository(dir: string): Promise<number> {
           count++
           const noun = WORDS[(p + f + i) % WORDS.length]!
           const name = `${noun}${i}`
-          return writeFile(
+          const source = writeFile(
             join(folder, `${name}.ts`),
             `/** ${noun} handling for the ${WORDS[f]} feature of ${WORDS[p]}-kit. */\n` +
               `export function handle${cap(noun)}${i}(input: string): string {\n` +
               `  return input.trim() + '${name}'\n}\n\n` +
               `export const ${noun}Limit${i} = ${i * 7}\n`,
           )
+          if (i % TESTED_EVERY !== 0) return source
+          count++
+          const test = writeFile(
+            join(folder, `${name}.test.ts`),
+            `import { handle${cap(noun)}${i} } from './${name}.ts'\n\n` +
+              `if (handle${cap(noun)}${i}(' a ') !== 'a${name}') throw new Error('${name}')\n`,
+          )
+          return Promise.all([source, test])
         }),
       )
     }
