@@ -192,11 +192,12 @@ function adjacentTests(path: string, tests: TestPath[]): string[] {
     .replace(/\.[^.]+$/, '')
     .toLowerCase()
   if (stem === 'index') return []
+  // Made once here, not once per test name compared.
+  const dotted = `${stem}.`
+  const underscored = `${stem}_`
+  const plain = `${stem}.ts`
   return tests
-    .filter(
-      ({ name }) =>
-        name.startsWith(`${stem}.`) || name.startsWith(`${stem}_`) || name === `${stem}.ts`,
-    )
+    .filter(({ name }) => name.startsWith(dotted) || name.startsWith(underscored) || name === plain)
     .slice(0, MAX_TESTS)
     .map((t) => t.path)
 }
