@@ -12,6 +12,7 @@ import { after, test } from 'node:test'
 import { composeRepoBrief } from '../compute-host/repo-brief/compose.ts'
 import { indexPaths, scorePaths } from '../compute-host/repo-brief/path-scores.ts'
 import { makeRepository } from './support/brief-fixtures.ts'
+import { seededRandom } from './support/seeded-random.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'popagent-path-scores-'))
 after(() => rm(dir, { recursive: true, force: true }))
@@ -30,20 +31,11 @@ function plainScores(paths: string[], terms: string[]): number[] {
   })
 }
 
-/** A small deterministic generator (mulberry32), so a failure names a seed that repeats it. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 test('the index scores generated trees exactly as the plain rule does', () => {
   const syllables = ['par', 'ser', 'rou', 'ter', 'ca', 'che', 'lim', 'it', 'x', 'Kit', '0', '12']
   for (let seed = 1; seed <= 40; seed++) {
-    const next = random(seed)
+    // Seeded, so a failure names a seed that repeats it.
+    const next = seededRandom(seed)
     const pick = () => syllables[Math.floor(next() * syllables.length)]!
     const word = () => Array.from({ length: 1 + Math.floor(next() * 3) }, pick).join('')
     const paths = [
