@@ -114,7 +114,7 @@ export async function composeRepoBrief(
     !!top &&
     top.score >= READY_SCORE &&
     top.tests.length > 0 &&
-    top.exports.some((e) => terms.some((t) => e.toLowerCase().includes(t)))
+    lowerCased(top.exports).some((e) => terms.some((t) => e.includes(t)))
   return {
     query,
     terms,

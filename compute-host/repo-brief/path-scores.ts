@@ -7,8 +7,8 @@ const SEPARATOR = '\n'
 /**
  * A repository's source paths, ready to be scored against any query: their lowercased file names
  * and their distinct lowercased folders, each joined into one string. Scoring a term is then one
- * native search of each string, not a substring test per file: on a tree of 2,400 files that
- * per-file test was the largest part of a brief's CPU, and a brief runs beside the model call.
+ * native search of each string, not a substring test per file (two fifths of a brief's CPU on a
+ * tree of 2,400 sources without tests), and a brief runs beside the model call.
  * Built once per inventory (compose.ts keeps it), used by every question on an unchanged tree.
  */
 export type PathIndex = {
