@@ -233,7 +233,7 @@ async function persisted(ourUrl: string, theirUrls: string[]) {
     return {
       sessions: await count(
         ours,
-        `select count(*) as n from popagent_sessions where jsonb_array_length(messages) = 2`,
+        `select count(*) as n from popagent_sessions where message_count = 2`,
       ),
       ourMemory: await count(ours, `select count(*) as n from mastra.mastra_messages`),
       theirMemory: await Promise.all(

@@ -14,6 +14,7 @@ import { benchCronLateness } from './cron-lateness.ts'
 import { benchDocsRetrieval } from './docs-retrieval.ts'
 import { benchFootprint } from './footprint.ts'
 import { benchRecall } from './recall.ts'
+import { benchSessionGrowth } from './session-growth.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
@@ -29,6 +30,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'cron-lateness': benchCronLateness,
   'chat-turn': benchChatTurn,
   'turn-latency': benchTurnLatency,
+  'session-growth': benchSessionGrowth,
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
   footprint: benchFootprint,

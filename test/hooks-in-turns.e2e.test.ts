@@ -317,6 +317,31 @@ describe('hooks in real turns', { skip: SKIP }, () => {
     }
   })
 
+  test("SessionStart context reaches a session's first turn and not its second", async () => {
+    const hook = await createHook({
+      name: 'session start',
+      event: 'SessionStart',
+      kind: 'command',
+      command: answering(json({ decision: 'allow', additionalContext: 'CTX-start-91c2' })),
+    })
+    const sessionId = await createSession(stack.edge(), workspaceId)
+    const supervisorRequest = async (text: string) => {
+      const before = stack.gateway.requests.length
+      await readUiStream(await postChat(url, { sessionId, workspaceId, model: 'remote/a', text }))
+      const first = stack.gateway.requests.slice(before).find((r) => roleOf(r) === 'orchistrator')
+      return JSON.stringify(messagesOf(first!))
+    }
+    try {
+      assert.match(await supervisorRequest('Hello'), /CTX-start-91c2/)
+      // The session now holds the first turn's messages, so the next turn is not a start.
+      const saved = await okJson(await api.sessions[':id'].$get({ param: { id: sessionId } }))
+      assert.equal(saved.messages.length, 2)
+      assert.doesNotMatch(await supervisorRequest('And again'), /CTX-start-91c2/)
+    } finally {
+      await removeHook(hook.id)
+    }
+  })
+
   test('a task whose tool call is denied fails once as hook-denied: no retry, no remediation', async () => {
     // The context test's turn was not guarded and made the edit: start from the original again.
     await writeFile(join(repo, 'src', 'a.ts'), ORIGINAL)

@@ -39,7 +39,7 @@ export async function startChatTurn(
   const startedAt = Date.now()
   // One read of the configuration's version serves the whole turn: its hooks, settings and agents.
   const [session, config] = await Promise.all([
-    Sessions.get(db, request.sessionId),
+    Sessions.getSummary(db, request.sessionId),
     deps.config.snapshot(),
   ])
   if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
@@ -55,7 +55,7 @@ export async function startChatTurn(
     ? await promptHooks(deps.hooks, {
         scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
         prompt: textOf(request.message),
-        firstTurn: session.messages.length === 0,
+        firstTurn: session.messageCount === 0,
         config,
       })
     : undefined

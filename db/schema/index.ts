@@ -1,5 +1,6 @@
 export * from './workspaces.ts'
 export * from './sessions.ts'
+export * from './session-messages.ts'
 export * from './data-migrations.ts'
 export * from './agent-runtime-settings.ts'
 export * from './memory-settings.ts'

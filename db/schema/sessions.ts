@@ -4,7 +4,6 @@ import {
   check,
   index,
   integer,
-  jsonb,
   pgTable,
   text,
   timestamp,
@@ -13,11 +12,14 @@ import { timestamps } from './_columns.ts'
 import { workspaces } from './workspaces.ts'
 
 /**
- * Chat sessions: display metadata plus the AI SDK UI messages the UI renders. Mastra keeps its
- * own memory thread per session in `mastra_*` tables; this row is what the user owns.
+ * Chat sessions: display metadata and the count of the AI SDK UI messages the UI renders (the
+ * messages themselves are rows of `popagent_session_messages`). Mastra keeps its own memory thread
+ * per session in `mastra_*` tables; this row is what the user owns.
  *
  * `revision` is the optimistic lock: every message save increments it, and a save that names an
  * older revision is refused. `title_locked` records a user rename so later saves keep the title.
+ * `message_count` moves with every append or save, under the same row lock, so a turn knows
+ * whether it is the session's first without reading the conversation.
  */
 export const sessions = pgTable(
   'popagent_sessions',
@@ -28,10 +30,7 @@ export const sessions = pgTable(
       .references(() => workspaces.id),
     title: text().notNull(),
     titleLocked: boolean().notNull().default(false),
-    messages: jsonb()
-      .$type<unknown[]>()
-      .notNull()
-      .default(sql`'[]'::jsonb`),
+    messageCount: integer().notNull().default(0),
     revision: integer().notNull().default(0),
     archivedAt: timestamp({ withTimezone: true, mode: 'date' }),
     ...timestamps,
@@ -40,5 +39,6 @@ export const sessions = pgTable(
     index('popagent_sessions_list_idx').on(t.workspaceId, t.updatedAt),
     index('popagent_sessions_updated_idx').on(t.updatedAt),
     check('popagent_sessions_revision_nonnegative', sql`${t.revision} >= 0`),
+    check('popagent_sessions_message_count_nonnegative', sql`${t.messageCount} >= 0`),
   ],
 )

@@ -44,7 +44,7 @@ export const sessions = new Hono<AppEnv>()
       const { id } = c.req.valid('param')
       const input = c.req.valid('json')
       if (input.archived) {
-        const session = await Sessions.get(c.var.db, id)
+        const session = await Sessions.getSummary(c.var.db, id)
         if (session && !session.archivedAt) await endSessions(c, [session], 'archived')
       }
       return c.json(await Sessions.patch(c.var.db, id, input), 200)
@@ -52,7 +52,7 @@ export const sessions = new Hono<AppEnv>()
   )
   .delete('/:id', validate('param', SessionParams), async (c) => {
     const { id } = c.req.valid('param')
-    const session = await Sessions.get(c.var.db, id)
+    const session = await Sessions.getSummary(c.var.db, id)
     if (!session) return c.json(notFound(id), 404)
     if (!session.archivedAt) await endSessions(c, [session], 'deleted')
     // The thread first: a row must never be gone while its memory remains.
