@@ -134,7 +134,8 @@ async function currentTurn(db: Db, ref: TurnRef) {
 }
 
 async function assertSession(db: Db, sessionId: string) {
-  if (!(await Sessions.getSummary(db, sessionId))) throw new Sessions.SessionNotFound({ id: sessionId })
+  if (!(await Sessions.getSummary(db, sessionId)))
+    throw new Sessions.SessionNotFound({ id: sessionId })
 }
 
 async function rootOf(deps: Deps, repository: string): Promise<string> {

@@ -1,13 +1,5 @@
 import { sql } from '../drizzle-orm.ts'
-import {
-  boolean,
-  check,
-  index,
-  integer,
-  pgTable,
-  text,
-  timestamp,
-} from '../drizzle-pg-core.ts'
+import { boolean, check, index, integer, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 import { workspaces } from './workspaces.ts'
 
