@@ -12,6 +12,7 @@ import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
 import { createUsageMeter } from './usage.ts'
 import { turnUndoRecorder } from '../undo/turn-recorder.ts'
+import { yieldToIo } from './yield-to-io.ts'
 import { promptHooks } from '../hooks/prompt-hooks.ts'
 
 const TITLE_CHARS = 60
@@ -180,7 +181,10 @@ export async function startChatTurn(
 
 /**
  * Holds the stream's `finish` back until the turn is saved (the upstream's end waits for the
- * save), then sends the saved revision as the message's last metadata, and the `finish`.
+ * save), then sends the saved revision as the message's last metadata, and the `finish`. As the
+ * last layer before the HTTP response, it also hands each text delta to the socket before it
+ * takes the next chunk (`yieldToIo` says why), so words that arrived together do not wait for
+ * each other.
  */
 function announceSaved(
   revision: () => number | undefined,
@@ -188,9 +192,13 @@ function announceSaved(
 ): TransformStream<UIMessageChunk, UIMessageChunk> {
   let finish: UIMessageChunk | undefined
   return new TransformStream({
-    transform(chunk, controller) {
-      if (chunk.type === 'finish') finish = chunk
-      else controller.enqueue(chunk)
+    async transform(chunk, controller) {
+      if (chunk.type === 'finish') {
+        finish = chunk
+        return
+      }
+      controller.enqueue(chunk)
+      if (chunk.type === 'text-delta') await yieldToIo()
     },
     flush(controller) {
       const savedRevision = revision()
