@@ -19,6 +19,7 @@ import { PostgresStore } from '@mastra/pg'
 import { Hono } from 'hono'
 import type { AddressInfo } from 'node:net'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { createInterface } from 'node:readline'
@@ -149,6 +150,9 @@ export function startHost(args: HostArgs) {
     NINEROUTER_URL: args.gatewayUrl,
     POPAGENT_WORKSPACE_ROOT: args.workspaceRoot,
     POPAGENT_DATA_DIR: args.workspaceRoot,
+    // An installed popagent always has its vault's key (`npm start` keeps one in a key file), and
+    // with it every turn catches up with the vault before it reads the user's message.
+    POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
     ...(args.tracing && { POPAGENT_TRACING: args.tracing }),
   })
   // Lines are built and redacted as in production, then dropped rather than written to a pipe.

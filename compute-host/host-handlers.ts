@@ -37,8 +37,6 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
           models: unchecked.unchecked,
           error: unchecked.error,
         })
-      // Another host may have stored a secret since: this turn must redact it too.
-      await $.vault.sync()
       return createUIMessageStreamResponse({
         stream: await startChatTurn(
           runDeps($, c.var.log),

@@ -226,10 +226,13 @@ test("a second host on the same database redacts another host's secrets from its
     })
     const client = typedClient(edge).api
     const sessionId = (await okJson(await client.sessions.$post({ json: {} }), 201)).id
+    const before = stack.gateway.requests.length
+    // The user pastes it too: the turn catches up with the vault before it reads the message.
+    const message = userMessage(`hi, mine is ${value}`)
     const res = await edge.request(
       '/api/chat',
       json(
-        { sessionId, workspaceId: 'wsp_default', model: 'test/model', message: userMessage('hi') },
+        { sessionId, workspaceId: 'wsp_default', model: 'test/model', message },
         { method: 'POST' },
       ),
     )
@@ -237,6 +240,11 @@ test("a second host on the same database redacts another host's secrets from its
     const chunks = await readUiStream(res)
     assert.match(streamedText(chunks), /the value is \[REDACTED\]/)
     assert.deepEqual(leaksIn(JSON.stringify(chunks), [value]), [])
+    const sent = JSON.stringify(stack.gateway.requests.slice(before).map((r) => r.body))
+    assert.match(sent, /hi, mine is \[REDACTED\]/)
+    assert.deepEqual(leaksIn(sent, [value]), [], 'the model was sent the pasted secret')
+    const saved = await okJson(await client.sessions[':id'].$get({ param: { id: sessionId } }))
+    assert.deepEqual(leaksIn(JSON.stringify(saved.messages), [value]), [])
 
     await okJson(await api.secrets[':id'].$delete({ param: { id: created.id } }), 200)
     await other.resources.vault.sync()

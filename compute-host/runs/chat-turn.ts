@@ -34,15 +34,18 @@ export async function startChatTurn(
   requestId?: string,
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
+  const startedAt = Date.now()
+  // The turn's first reads go out together. One read of the configuration's version serves the
+  // whole turn: its hooks, settings and agents. The vault catches up with secrets another host
+  // stored since, which this turn must redact too.
+  const [session, config] = await Promise.all([
+    Sessions.getSummary(db, given.sessionId),
+    deps.config.snapshot(),
+    deps.syncSecrets?.(),
+  ])
   // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
   // read the message, and before it is saved.
   const request = { ...given, message: redactChunk(given.message, deps.redactor) }
-  const startedAt = Date.now()
-  // One read of the configuration's version serves the whole turn: its hooks, settings and agents.
-  const [session, config] = await Promise.all([
-    Sessions.getSummary(db, request.sessionId),
-    deps.config.snapshot(),
-  ])
   if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
   if (session.archivedAt) throw new SessionArchived({ id: session.id })
   if (session.workspaceId !== request.workspaceId) {

@@ -39,6 +39,11 @@ export type RunDeps = {
   recall?: Recall
   /** The host's hooks (X3): PreToolUse and PostToolUse run on every tool call of the run. */
   hooks?: HookDispatcher
+  /**
+   * Catches up with secrets other hosts stored since (the vault's versions, one query), so this
+   * run redacts them too. A chat turn runs it beside its first reads, before it reads the message.
+   */
+  syncSecrets?: () => Promise<void>
 }
 
 export type PreparedRun = {

@@ -15,7 +15,7 @@ export function runDeps(
     | 'redactor'
     | 'observers'
   > &
-    Partial<Pick<HostResources, 'recall' | 'hooks'>>,
+    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault'>>,
   log: Logger,
 ): RunDeps {
   return {
@@ -30,5 +30,6 @@ export function runDeps(
     observers: $.observers.run,
     ...($.recall && { recall: $.recall }),
     ...($.hooks && { hooks: $.hooks }),
+    ...($.vault && { syncSecrets: () => $.vault!.sync() }),
   }
 }
