@@ -272,6 +272,43 @@ describe('chat turns', () => {
     }
   })
 
+  test('words that arrive together reach the client one by one: the first before the last', async () => {
+    // A fast local model, or deltas the network delivered in one read: the gateway sends its
+    // whole answer in one burst, small enough (about 8 KB) to reach the host in one read.
+    const words = Array.from({ length: 60 }, (_, i) => `w${i} `)
+    stack.gateway.respondWith(() => ({ text: words }))
+    try {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const res = await send({
+          sessionId: await newSession(),
+          workspaceId,
+          model: ROUTE,
+          message: userMessage('go'),
+        })
+        assert.equal(res.status, 200)
+        // The body as the client's socket delivers it: which read held the first and the last.
+        const decoder = new TextDecoder()
+        let received = ''
+        let reads = 0
+        let first: number | undefined
+        let last: number | undefined
+        for await (const bytes of res.body!) {
+          received += decoder.decode(bytes as Uint8Array, { stream: true })
+          reads++
+          first ??= received.includes('"delta":"w0 "') ? reads : undefined
+          last ??= received.includes(`"delta":"${words.at(-1)}"`) ? reads : undefined
+        }
+        assert.ok(first !== undefined && last !== undefined, 'the answer was not streamed')
+        assert.ok(
+          first < last,
+          `attempt ${attempt}: the first word came in read ${first}, with the last`,
+        )
+      }
+    } finally {
+      stack.gateway.respondWith(undefined)
+    }
+  })
+
   test('turns on missing or archived sessions, or with extra fields, are refused clearly', async () => {
     const missing = await send({
       sessionId: 'ses_01JD0000000000000000000000',
