@@ -3,7 +3,7 @@
  * model call (is it there, archived, in this workspace, is this its first turn) and appends its
  * two messages after the answer. Until migration 0018 the messages were one jsonb array on the
  * session row, tool outputs and activity included, so both costs grew with every turn: at 100
- * coding turns (2 MB) the read took about 49 ms and the append, which rewrote the array, 65 ms.
+ * coding turns (2 MB) the read took 48–56 ms and the append, which rewrote the array, 65–125 ms.
  *
  * On one session, grown turn by turn with generated turns of about 20 KB (a question; an answer
  * with text, four file reads and two specialist summaries, as a coding turn stores them), at each

@@ -1,5 +1,5 @@
 -- A session's messages move from one jsonb array on its row to a row each: appending a turn
--- rewrote the whole array (about 65 ms at 100 coding turns), and reading the row to learn its
+-- rewrote the whole array (65–125 ms at 100 coding turns), and reading the row to learn its
 -- workspace or whether a turn was its first decompressed all of it. The row keeps the count.
 CREATE TABLE "popagent_session_messages" (
 	"session_id" text NOT NULL,

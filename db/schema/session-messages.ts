@@ -4,7 +4,7 @@ import { sessions } from './sessions.ts'
 /**
  * A session's UI messages, one row each, in conversation order (`position` from 0). They were
  * one jsonb array on the session row until migration 0018: a turn then rewrote the whole
- * conversation to append two messages (about 65 ms at 100 coding turns, 2 MB) and every read of
+ * conversation to append two messages (65–125 ms at 100 coding turns, 2 MB) and every read of
  * the row decompressed it. Now a turn inserts its rows and the session row keeps the count.
  */
 export const sessionMessages = pgTable(
