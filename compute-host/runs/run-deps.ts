@@ -18,6 +18,7 @@ export function runDeps(
     Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault'>>,
   log: Logger,
 ): RunDeps {
+  const { vault } = $
   return {
     db: $.databases.application.db,
     workspaceRoot: $.workspaceRoot,
@@ -30,6 +31,6 @@ export function runDeps(
     observers: $.observers.run,
     ...($.recall && { recall: $.recall }),
     ...($.hooks && { hooks: $.hooks }),
-    ...($.vault && { syncSecrets: () => $.vault!.sync() }),
+    ...(vault && { syncSecrets: () => vault.sync() }),
   }
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, sql } from '../../db/drizzle-orm.ts'
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
 import { rawRowMapper, rowsOf } from '../../db/rows.ts'
@@ -20,19 +20,9 @@ export { SessionNotFound, WorkspaceNotFound }
 
 const DEFAULT_TITLE = 'New chat'
 
+// The row holds no messages (they are rows of `popagent_session_messages`), so the whole row is
+// a session's summary.
 type Row = typeof sessions.$inferSelect
-
-const summaryColumns = {
-  id: sessions.id,
-  workspaceId: sessions.workspaceId,
-  title: sessions.title,
-  titleLocked: sessions.titleLocked,
-  revision: sessions.revision,
-  archivedAt: sessions.archivedAt,
-  createdAt: sessions.createdAt,
-  updatedAt: sessions.updatedAt,
-  messageCount: sessions.messageCount,
-}
 
 /** Messages as rows `m(value, ordinality)`, ordinality from 1: one parameter however many. */
 const numbered = (messages: UiMessage[]) =>
@@ -57,7 +47,7 @@ function toSummary(row: Row): SessionSummary {
 /** Newest first, active or archived, optionally in one workspace; never more than the cap. */
 export async function list(db: Db, query: ListSessionsQuery): Promise<SessionSummary[]> {
   const rows = await db
-    .select(summaryColumns)
+    .select()
     .from(sessions)
     .where(
       and(
@@ -75,7 +65,7 @@ export async function get(db: Db, id: string): Promise<Session | undefined> {
   // session's columns beside each. Aggregating them into one array in the database instead took
   // over ten times as long at 2 MB of messages.
   const rows = await db
-    .select({ ...summaryColumns, message: sessionMessages.message })
+    .select({ session: sessions, message: sessionMessages.message })
     .from(sessions)
     .leftJoin(sessionMessages, eq(sessionMessages.sessionId, sessions.id))
     .where(eq(sessions.id, id))
@@ -83,7 +73,7 @@ export async function get(db: Db, id: string): Promise<Session | undefined> {
   const [first] = rows
   if (!first) return undefined
   const messages = rows.flatMap((r) => (r.message === null ? [] : [r.message as UiMessage]))
-  return { ...toSummary(first), messages }
+  return { ...toSummary(first.session), messages }
 }
 
 /**
@@ -92,7 +82,7 @@ export async function get(db: Db, id: string): Promise<Session | undefined> {
  * the first cost about 30 ms at 50 coding turns (bench `session-growth`).
  */
 export async function getSummary(db: Db, id: string): Promise<SessionSummary | undefined> {
-  const [row] = await db.select(summaryColumns).from(sessions).where(eq(sessions.id, id))
+  const [row] = await db.select().from(sessions).where(eq(sessions.id, id))
   return row && toSummary(row)
 }
 
@@ -149,7 +139,7 @@ export async function save(db: Db, id: string, input: SaveSessionInput): Promise
         updatedAt: sql`now()`,
       })
       .where(and(eq(sessions.id, id), eq(sessions.revision, input.revision)))
-      .returning(summaryColumns)
+      .returning()
     if (!row) return undefined
     // The row lock taken above holds off every other save and append until this commits.
     await tx.delete(sessionMessages).where(eq(sessionMessages.sessionId, id))
@@ -166,7 +156,7 @@ export async function save(db: Db, id: string, input: SaveSessionInput): Promise
 }
 
 /**
- * Appends a finished turn's messages in one UPDATE (so nothing written meanwhile is lost) and
+ * Appends a finished turn's messages in one statement (so nothing written meanwhile is lost) and
  * increments the revision; an editor holding the old revision then gets a 409 and reloads.
  * The default title becomes the turn's first words unless the user renamed the session. Returns
  * the session without its messages: the caller wants the new revision, and sending the whole
@@ -233,14 +223,12 @@ export async function patch(db: Db, id: string, input: PatchSessionInput): Promi
       updatedAt: sql`now()`,
     })
     .where(eq(sessions.id, id))
-    .returning(summaryColumns)
+    .returning({ id: sessions.id })
   if (!row) throw new SessionNotFound({ id })
-  const messages = await db
-    .select({ message: sessionMessages.message })
-    .from(sessionMessages)
-    .where(and(eq(sessionMessages.sessionId, id), lt(sessionMessages.position, row.messageCount)))
-    .orderBy(asc(sessionMessages.position))
-  return { ...toSummary(row), messages: messages.map((m) => m.message as UiMessage) }
+  // The session as it stands after the update, messages included, of one moment.
+  const session = await get(db, id)
+  if (!session) throw new SessionNotFound({ id })
+  return session
 }
 
 /**
