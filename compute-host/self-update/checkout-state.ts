@@ -26,6 +26,8 @@ const SHOWN_CHANGES = 20
 /**
  * Reads the repository the way the import will judge it. Status runs with hooks, fsmonitor and
  * every configured filter off and without taking the index lock, so looking changes nothing.
+ * Changes inside a submodule's work tree are not looked at (the import writes a ref, never a
+ * submodule); another commit checked out in one is a change.
  */
 export async function readCheckout(repoPath: string): Promise<CheckoutState> {
   const repo = await realpath(repoPath)
@@ -57,8 +59,12 @@ export async function readCheckout(repoPath: string): Promise<CheckoutState> {
     () => Buffer.alloc(0),
   )
   const remoteRefs = [...refs].filter(([name]) => name.startsWith('refs/remotes/')).join('\n')
+  // `dirty`, not `none`: git then compares each submodule's checked-out commit with the recorded
+  // one in-process, and does not start a `git status` inside it. That child git would read the
+  // submodule's own configuration and attributes, which the agent's shell can write (its `.git`
+  // link can be replaced by a repository of its own), and run their filters on the host.
   const status = await hostGit(
-    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty'],
     { ...at, config: await neutralFilters(at) },
   )
   return {

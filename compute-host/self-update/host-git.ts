@@ -14,7 +14,12 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
  * - every filter driver the repository configures replaced by nothing (`neutralFilters`), so a
  *   `clean` or `process` command in `.git/config` never runs when git hashes a file;
  * - only the `file` transport, so even a configured URL cannot reach the network;
- * - `GIT_OPTIONAL_LOCKS=0`: reading status never rewrites the owner's index.
+ * - `GIT_OPTIONAL_LOCKS=0`: reading status never rewrites the owner's index;
+ * - no git started inside a submodule: such a git reads the submodule's own configuration and
+ *   attributes, which the agent's shell can write, and the `-c` settings here cannot name its
+ *   filters in advance. Nothing recurses (`submodule.recurse`, no summaries), status is read
+ *   with `--ignore-submodules=dirty` (checkout-state.ts) and staging leaves submodule paths out
+ *   (inspect-change.ts). test/self-update-submodule-traps.test.ts plants each kind of trap.
  */
 export type GitOptions = {
   /** Working directory (a work tree, or any directory when `env.GIT_DIR` is given). */
@@ -52,6 +57,9 @@ const FIXED_CONFIG = [
   'protocol.allow=never',
   'protocol.file.allow=always',
   'advice.detachedHead=false',
+  'submodule.recurse=false',
+  'status.submoduleSummary=false',
+  'diff.submodule=short',
   'init.templateDir=',
 ]
 

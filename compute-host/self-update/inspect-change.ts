@@ -1,3 +1,6 @@
+import { lstat, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { PatchPolicyRefused } from '../../runtime/self-update/errors.ts'
 import { patchDigest } from '../../runtime/self-update/patch-digest.ts'
 import { checkPatch, type ChangedFile } from '../../runtime/self-update/patch-policy.ts'
 import { inClone, type SelfUpdateClone } from './fresh-clone.ts'
@@ -27,6 +30,9 @@ const CANONICAL_DIFF = [
   '--dst-prefix=b/',
   '-O/dev/null',
 ]
+
+// The listings that go with it: no external diff or textconv program either.
+const RAW_DIFF = ['diff', '--cached', '--no-ext-diff', '--no-textconv', '--no-renames']
 
 /**
  * Stages everything in the clone's work tree and measures it against the base: the files with
@@ -72,21 +78,52 @@ export async function currentDigest(
 async function stageAndMeasure(clone: SelfUpdateClone) {
   const base = inClone(clone)
   const at: GitOptions = { ...base, config: await neutralFilters(base) }
-  await hostGit(['add', '--all', '--', '.'], at)
+  const submodules = await submodulePaths(at)
+  await refuseTouchedSubmodules(clone.workTree, submodules)
+  // Submodules are left out of `add`: for each one whose work tree holds a `.git`, add starts a
+  // `git status` in there, and that git reads configuration the agent's shell can write (its
+  // filters would run on the host). The check above makes sure nothing is lost by leaving them out.
+  const excluded = submodules.map((path) => `:(exclude,literal)${path}`)
+  await hostGit(['add', '--all', '--', '.', ...excluded], at)
   const treeSha = (await hostGitText(['write-tree'], at)).trim()
   const raw = await hostGitText(
-    ['diff', '--cached', '--raw', '-z', '--no-renames', '--no-abbrev', clone.baseSha, '--'],
+    [...RAW_DIFF, '--raw', '-z', '--no-abbrev', clone.baseSha, '--'],
     at,
   )
-  const numstat = await hostGitText(
-    ['diff', '--cached', '--numstat', '-z', '--no-renames', clone.baseSha, '--'],
-    at,
-  )
+  const numstat = await hostGitText([...RAW_DIFF, '--numstat', '-z', clone.baseSha, '--'], at)
   const patch = await hostGit(
     [...CANONICAL_DIFF, '--binary', '--full-index', '-U3', clone.baseSha, '--'],
     at,
   )
   return { treeSha, patch, files: parseDiff(raw, numstat), at }
+}
+
+/** The paths the index records as submodules (mode 160000). */
+async function submodulePaths(at: GitOptions): Promise<string[]> {
+  const listing = await hostGitText(['ls-files', '--stage', '-z'], at)
+  return listing
+    .split('\0')
+    .filter((entry) => entry.startsWith('160000 '))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1))
+}
+
+/**
+ * A submodule's directory in the clone is left empty by the checkout, and self-update never
+ * changes a submodule: anything in there (files, or a `.git` that makes it a repository of its
+ * own), or the directory gone or replaced, is refused by name rather than silently left out.
+ */
+async function refuseTouchedSubmodules(workTree: string, paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const full = join(workTree, path)
+    const info = await lstat(full).catch(() => undefined)
+    const empty = info?.isDirectory() === true && (await readdir(full)).length === 0
+    if (!empty) {
+      throw new PatchPolicyRefused(
+        { path },
+        { message: `${path} is a submodule; self-update does not change submodules` },
+      )
+    }
+  }
 }
 
 /** Joins `--raw -z` (modes, status) with `--numstat -z` (line counts; `-` for binary) by path. */
