@@ -27,7 +27,7 @@ after(async () => {
 })
 
 /** Each trap: what it writes into the submodule's own (agent-made) git directory. */
-const TRAPS: Record<string, (sub: string, script: string) => Promise<void>> = {
+const TRAPS: Record<string, (sub: string, script: string) => Promise<unknown>> = {
   'a clean filter': async (sub, script) => {
     await git(sub, 'config', 'filter.trap.clean', script)
     await git(sub, 'config', 'filter.trap.required', 'true')
