@@ -152,7 +152,13 @@ export function createHookDispatcher(deps: {
   }
 
   async function execute(row: Hooks.HookRow, body: string): Promise<HookOutcome> {
-    if (row.kind === 'http') return runHttpHook({ url: row.url!, body, timeoutMs: row.timeoutMs })
+    if (row.kind === 'http')
+      return runHttpHook({
+        url: row.url!,
+        body,
+        timeoutMs: row.timeoutMs,
+        allowLoopback: row.allowLoopback,
+      })
     if (!deps.sandbox.available)
       return {
         kind: 'failed',

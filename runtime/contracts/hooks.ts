@@ -5,7 +5,8 @@ import { Title } from './fields.ts'
 
 /**
  * Hooks as the API shows and takes them. A command is an argv run without a shell; an HTTP hook
- * is an https URL (or http on loopback when `allowLoopback` says the owner means it).
+ * is an https URL to a public address (or http/https on loopback when `allowLoopback` says the
+ * owner means it); runtime/hooks checks the URL, and the host checks the address it connects to.
  */
 export const MIN_HOOK_TIMEOUT_MS = 100
 export const MAX_HOOK_TIMEOUT_MS = 60_000

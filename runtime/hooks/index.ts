@@ -5,6 +5,7 @@ import { hookRuns, hooks, secretBindings } from '../../db/schema/index.ts'
 import type { CreateHookInput, Hook, HookRun, PatchHookInput } from '../contracts/hooks.ts'
 import { createId } from '../ids.ts'
 import { TOOL_CATALOG } from '../agents/tool-catalog.ts'
+import { classifyUrlHost } from '../net/address-class.ts'
 import { HookInvalid, HookNotFound } from './errors.ts'
 
 /**
@@ -14,16 +15,26 @@ import { HookInvalid, HookNotFound } from './errors.ts'
 export type HookRow = typeof hooks.$inferSelect
 export type HookRunRow = typeof hookRuns.$inferSelect
 
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
-
-/** An https URL, or a loopback one (either scheme) only with the owner's explicit consent. */
+/**
+ * An https URL to a public host, or a loopback one (either scheme) only with the owner's explicit
+ * consent. An address literal is judged here, in whatever notation it was written (the URL parser
+ * turns `2130706433` and `0x7f.1` into 127.0.0.1); a name is judged by what it resolves to when the
+ * compute host connects (compute-host/net/outbound-guard.ts), since DNS can answer anything later.
+ */
 export function checkHookUrl(url: string, allowLoopback: boolean): string {
   const parsed = new URL(url)
   const refuse = (why: string) => new HookInvalid({ field: 'url' }, { message: why })
   if (parsed.username || parsed.password) throw refuse('the URL may not carry user info')
-  const loopback = LOOPBACK.has(parsed.hostname)
+  const place = classifyUrlHost(parsed.hostname)
+  if (place?.kind === 'forbidden')
+    throw refuse(
+      `${parsed.hostname} is ${place.what}: an HTTP hook may only call a public address (or loopback with allowLoopback)`,
+    )
+  const loopback = place?.kind === 'loopback'
   if (loopback && !allowLoopback)
-    throw refuse('a loopback URL needs allowLoopback: true (the owner must mean a local server)')
+    throw refuse(
+      `${parsed.hostname} is a loopback address: it needs allowLoopback: true (the owner must mean a local server)`,
+    )
   if (!loopback && parsed.protocol !== 'https:') throw refuse('an HTTP hook must use https')
   if (loopback && parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw refuse('an HTTP hook must use http or https')
