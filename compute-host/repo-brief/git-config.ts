@@ -15,6 +15,25 @@ export type GitConfig = {
  */
 export function parseGitConfig(text: string): GitConfig {
   const config: GitConfig = { autocrlf: 'false', filemode: true, objectFormat: 'sha1' }
+  for (const [key, value] of gitConfigEntries(text)) {
+    if (key === 'core.autocrlf') {
+      const lower = value.toLowerCase()
+      config.autocrlf = lower === 'input' ? 'input' : truthy(lower) ? 'true' : 'false'
+    } else if (key === 'core.filemode') config.filemode = truthy(value.toLowerCase())
+    else if (key === 'extensions.objectformat') {
+      config.objectFormat = value.toLowerCase() === 'sha256' ? 'sha256' : 'sha1'
+    }
+  }
+  return config
+}
+
+/**
+ * A git config file's settings in file order, as `section.key` (both lower-cased) and the value
+ * without quotes or comment; a key with no `=` is `true`. Settings of a subsection (`[remote
+ * "origin"]`) come as `section".key`, so they never pass for the section's own. Also read by
+ * the file tools for `core.hooksPath` (workspaces/exec-trigger-guard.ts).
+ */
+export function* gitConfigEntries(text: string): Generator<[key: string, value: string]> {
   let section = ''
   for (const raw of text.split('\n')) {
     const line = raw.trim()
@@ -26,17 +45,11 @@ export function parseGitConfig(text: string): GitConfig {
     }
     const setting = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line)
     if (!setting) continue
-    const key = `${section}.${setting[1]!.toLowerCase()}`
-    const value = setting[2] === undefined ? 'true' : unquote(setting[2])
-    if (key === 'core.autocrlf') {
-      const lower = value.toLowerCase()
-      config.autocrlf = lower === 'input' ? 'input' : truthy(lower) ? 'true' : 'false'
-    } else if (key === 'core.filemode') config.filemode = truthy(value.toLowerCase())
-    else if (key === 'extensions.objectformat') {
-      config.objectFormat = value.toLowerCase() === 'sha256' ? 'sha256' : 'sha1'
-    }
+    yield [
+      `${section}.${setting[1]!.toLowerCase()}`,
+      setting[2] === undefined ? 'true' : unquote(setting[2]),
+    ]
   }
-  return config
 }
 
 const truthy = (value: string) => ['true', 'yes', 'on', '1'].includes(value)

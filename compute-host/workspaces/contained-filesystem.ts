@@ -13,6 +13,11 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { AppError } from '../../runtime/errors.ts'
 import { within } from './containment.ts'
 import { FILE_OPERATION_LIMIT_MS, withTimeBound } from './file-op-time-bound.ts'
+import {
+  readExecTriggers,
+  refuseExecTriggerWrite,
+  type ExecTriggers,
+} from './exec-trigger-guard.ts'
 import { refuseGitWrite } from './git-guard.ts'
 import { PinnedEscape, readPinned, writePinned, type PinnedWrite } from './pinned-io.ts'
 import { hardLinked } from './regular-file.ts'
@@ -49,16 +54,31 @@ type FileEntry = Awaited<ReturnType<LocalFilesystem['readdir']>>[number]
  * and never block on opening one (pinned-io.ts), and listings leave out fifos, sockets and
  * devices, so a search walking the repository never opens one; and nothing inside a `.git` is
  * written, created, moved or deleted (git-guard.ts). Reading `.git` stays allowed.
+ *
+ * Files that make git or the owner's tools run code later (`.gitattributes`, the hooks folder,
+ * `.envrc` …: exec-trigger-guard.ts) are refused the same way, by name and where the write
+ * really lands, unless the owner allowed it for the workspace (hole 6). That check is not
+ * repeated on the pinned write: an agent able to swap a link in between holds a shell, which
+ * writes these files directly, so what stands behind the shell is the turn's change list
+ * flagging them, not this check.
  */
 export class ContainedFilesystem extends LocalFilesystem {
   readonly #root: string
   readonly #limitMs: number
+  readonly #allowExecTriggerWrites: boolean
 
   /** `root` must already be canonical (realpath) and inside the workspace root. */
-  constructor(options: { root: string; readOnly?: boolean; operationLimitMs?: number }) {
+  constructor(options: {
+    root: string
+    readOnly?: boolean
+    operationLimitMs?: number
+    /** The workspace's owner lets agents write files that run code later (off by default). */
+    allowExecTriggerWrites?: boolean
+  }) {
     super({ basePath: options.root, contained: true, ...(options.readOnly && { readOnly: true }) })
     this.#root = options.root
     this.#limitMs = options.operationLimitMs ?? FILE_OPERATION_LIMIT_MS
+    this.#allowExecTriggerWrites = options.allowExecTriggerWrites === true
   }
 
   override readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
@@ -235,6 +255,14 @@ export class ContainedFilesystem extends LocalFilesystem {
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.#root, input)
     if (!within(this.#root, lexical)) refuse('a path outside the repository')
     refuseGitWrite(this.#root, lexical, input)
+    // Read once per operation: the owner may change core.hooksPath at any time.
+    let triggers: ExecTriggers | undefined
+    const refuseTrigger = async (where: string) => {
+      if (this.#allowExecTriggerWrites) return
+      triggers ??= await readExecTriggers(this.#root)
+      await refuseExecTriggerWrite(this.#root, where, input, triggers)
+    }
+    await refuseTrigger(lexical)
 
     // The target itself, when it exists: a link must resolve inside (a dangling one never does).
     const own = await lstat(lexical).catch(() => undefined)
@@ -242,6 +270,7 @@ export class ContainedFilesystem extends LocalFilesystem {
       const target = await realpath(lexical).catch(() => undefined)
       if (!target || !within(this.#root, target)) refuse('a link that leads outside the repository')
       refuseGitWrite(this.#root, target!, input)
+      await refuseTrigger(target!)
     }
     // The nearest existing ancestor decides where a new file would really be created.
     let ancestor = own ? lexical : dirname(lexical)
@@ -256,7 +285,9 @@ export class ContainedFilesystem extends LocalFilesystem {
     if (!real || !within(this.#root, real))
       refuse('a path whose directory leads outside the repository')
     // Where the write would really land: the ancestor's real path and the names still to create.
-    refuseGitWrite(this.#root, join(real!, relative(ancestor, lexical)), input)
+    const landing = join(real!, relative(ancestor, lexical))
+    refuseGitWrite(this.#root, landing, input)
+    await refuseTrigger(landing)
     // Copy and move write by name (not pinned): a second name of the file may be .git/config.
     if (own?.isFile() && own.nlink > 1) throw hardLinked(input, own.nlink)
   }
