@@ -2,10 +2,12 @@
  * The documentation import through the whole stack (W7): the compute host reads the registered
  * repository's README.md and docs/**\/*.md, the edge stores them, the host's background indexer
  * makes them searchable. Links out of the repository, oversized files and non-text are refused
- * with the file named, and nothing of that import is stored.
+ * with the file named (by its path in the repository, never anything past a link out), and
+ * nothing of that import is stored.
  */
 import assert from 'node:assert/strict'
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { createSession } from './support/api-fixtures.ts'
@@ -110,6 +112,55 @@ describe('documentation import', () => {
       assert.match(JSON.stringify(toolResultsOf(researcherFollowUp)), /Warm it/)
     } finally {
       stack.gateway.respondWith(undefined)
+    }
+  })
+
+  test('a docs folder that links out of the repository is refused naming only docs, nothing past it', async () => {
+    // A distinctive folder outside, with names and a size that must not come back in any answer.
+    const outside = await mkdtemp(join(tmpdir(), 'popagent-outside-qz7v-'))
+    await writeFile(join(outside, 'qz7v-private-roadmap.md'), '# Roadmap\n')
+    await mkdir(join(outside, 'qz7v-subfolder'))
+    await writeFile(join(outside, 'qz7v-subfolder', 'qz7v-notes.md'), '# Notes\n')
+    const secretFile = join(outside, 'qz7v-huge.md')
+    await writeFile(secretFile, 'x'.repeat(913_579))
+    const before = await list()
+    const told = (text: string) => ['qz7v', outside, '913579'].filter((leak) => text.includes(leak))
+    await rename(join(repo, 'docs'), join(repo, 'docs-kept'))
+    try {
+      await symlink(outside, join(repo, 'docs'))
+      const res = await importDocs()
+      const text = await res.text()
+      assert.equal(res.status, 400, text)
+      const body = JSON.parse(text)
+      assert.equal(body.error.code, 'DOC_IMPORT_REFUSED')
+      assert.equal(
+        body.error.message,
+        'docs: a link that leads out of the repository; nothing was imported',
+      )
+      assert.deepEqual(told(text), [])
+      assert.deepEqual(told(JSON.stringify(stack.logs)), [])
+      assert.deepEqual(await list(), before)
+
+      // A file link out is refused as a link, without the size of what it points at.
+      await rm(join(repo, 'docs'))
+      await rename(join(repo, 'docs-kept'), join(repo, 'docs'))
+      await symlink(secretFile, join(repo, 'docs', 'sized.md'))
+      const sized = await importDocs()
+      const sizedText = await sized.text()
+      assert.equal(sized.status, 400, sizedText)
+      assert.match(
+        JSON.parse(sizedText).error.message,
+        /^docs\/sized\.md: a link that leads out of the repository; nothing was imported$/,
+      )
+      assert.deepEqual(told(sizedText), [])
+      assert.deepEqual(told(JSON.stringify(stack.logs)), [])
+    } finally {
+      await rm(join(repo, 'docs', 'sized.md'), { force: true })
+      if (await lstat(join(repo, 'docs-kept')).catch(() => undefined)) {
+        await rm(join(repo, 'docs'), { force: true })
+        await rename(join(repo, 'docs-kept'), join(repo, 'docs'))
+      }
+      await rm(outside, { recursive: true, force: true })
     }
   })
 
