@@ -66,6 +66,11 @@ export type BuildOptions = {
   workspaceRoot?: string
   /** Why the run has no repository, told to the model by each workspace tool it cannot have. */
   workspaceMissing?: string
+  /**
+   * The workspace's `allowExecTriggerWrites`: its owner lets the file tools write files that run
+   * code later (exec-trigger-guard.ts). Refused when absent.
+   */
+  allowExecTriggerWrites?: boolean
   /** Specialists the supervisor may not delegate to in this run. */
   /**
    * Specialists the supervisor may not delegate to in this run. A promise when it is decided
@@ -164,6 +169,7 @@ export function createAgentFactory(factoryOptions: {
         tools: row.tools,
         sandboxAvailable: sandbox.available && !run.shellRefusal,
         shellTimeoutMs: factoryOptions.shellTimeoutMs ?? 120_000,
+        allowExecTriggerWrites: options.allowExecTriggerWrites === true,
       })
     if (workspace) run.workspaces.push(workspace)
     return {

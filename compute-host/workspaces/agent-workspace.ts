@@ -38,6 +38,8 @@ export function createAgentWorkspace(options: {
   sandboxAvailable: boolean
   /** Upper bound of every command's run time. */
   shellTimeoutMs: number
+  /** The workspace's owner lets the file tools write files that run code later. */
+  allowExecTriggerWrites?: boolean
 }): Workspace | undefined {
   if (options.access === 'none') return undefined
   const writable = options.access === 'read-write'
@@ -61,7 +63,11 @@ export function createAgentWorkspace(options: {
   return new Workspace({
     id: `${options.agentId}-workspace`,
     name: `${options.agentId} workspace`,
-    filesystem: new ContainedFilesystem({ root: options.root, readOnly: !writable }),
+    filesystem: new ContainedFilesystem({
+      root: options.root,
+      readOnly: !writable,
+      allowExecTriggerWrites: options.allowExecTriggerWrites === true,
+    }),
     ...(shell && {
       sandbox: new BoundedSandbox({
         root: options.root,
