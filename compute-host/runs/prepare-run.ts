@@ -13,6 +13,7 @@ import { reserveFinalStep } from './final-step.ts'
 import { guardHooks } from './guard-hooks.ts'
 import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
 import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
+import { toolInputRedaction } from './tool-input-redaction.ts'
 import type { UsageMeter } from './usage.ts'
 import type { HookDispatcher } from '../hooks/dispatcher.ts'
 import { hookToolGate } from '../hooks/tool-gate.ts'
@@ -144,6 +145,7 @@ export async function prepareRun(
     memory: deps.memory.forSettings(memorySettings),
     ...(input.supervisorTools && { supervisorTools: input.supervisorTools }),
     toolHooks: composeToolHooks([
+      toolInputRedaction(deps.redact),
       guards,
       ...(gate ? [gate.hooks] : []),
       ...(input.toolHooks ?? []),
