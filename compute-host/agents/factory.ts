@@ -108,6 +108,7 @@ export function createAgentFactory(factoryOptions: {
   redact?: (text: string) => string
 }) {
   const { db, models, tools, mastraLogger } = factoryOptions
+  const redaction = factoryOptions.redact && redactingProcessor(factoryOptions.redact)
   const config = factoryOptions.config ?? createConfigCache(db)
   const sandbox: SandboxStatus = factoryOptions.sandbox ?? {
     available: false,
@@ -185,9 +186,7 @@ export function createAgentFactory(factoryOptions: {
         models.languageModel(row.modelOverride ?? modelRouteOf(requestContext)),
       tools: bound,
       ...(hooks && { hooks }),
-      ...(factoryOptions.redact && {
-        outputProcessors: [redactingProcessor(factoryOptions.redact)],
-      }),
+      ...(redaction && { inputProcessors: [redaction], outputProcessors: [redaction] }),
       skills: skills.flatMap((s) => inlineSkill(row.id, s)),
     }
   }
