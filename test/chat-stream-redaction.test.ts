@@ -65,6 +65,35 @@ test('text cut off without its end is still delivered, redacted', async () => {
   assert.equal(textOf(out), 'tail [REDACTED]')
 })
 
+test('a secret split across tool input or reasoning deltas never reaches the client', async () => {
+  const cut = 7
+  const input = JSON.stringify({ query: `find ${SECRET} now` })
+  const at = input.indexOf(SECRET) + cut
+  const out = await through([
+    { type: 'tool-input-start', toolCallId: 'c1', toolName: 'web-search' },
+    { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: input.slice(0, at) },
+    { type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: input.slice(at) },
+    {
+      type: 'tool-input-available',
+      toolCallId: 'c1',
+      toolName: 'web-search',
+      input: JSON.parse(input),
+    },
+    { type: 'reasoning-start', id: 'r' },
+    { type: 'reasoning-delta', id: 'r', delta: `the key ${SECRET.slice(0, cut)}` },
+    { type: 'reasoning-delta', id: 'r', delta: `${SECRET.slice(cut)} is known` },
+    { type: 'reasoning-end', id: 'r' },
+  ])
+  for (const chunk of out) assert.ok(!JSON.stringify(chunk).includes(SECRET.slice(0, cut + 3)))
+  const typed = out.flatMap((c) => (c.type === 'tool-input-delta' ? [c.inputTextDelta] : []))
+  assert.equal(typed.join(''), JSON.stringify({ query: 'find [REDACTED] now' }))
+  const tool = out.findIndex((c) => c.type === 'tool-input-available')
+  assert.ok(out.slice(0, tool).every((c) => c.type !== 'reasoning-delta'), 'in order')
+  const reasoning = out.flatMap((c) => (c.type === 'reasoning-delta' ? [c.delta] : []))
+  assert.equal(reasoning.join(''), 'the key [REDACTED] is known')
+  assert.equal(out.at(-1)?.type, 'reasoning-end')
+})
+
 let stack: TestStack
 let url: string
 before(async () => {
