@@ -14,6 +14,12 @@ import * as Sessions from '../../runtime/sessions/index.ts'
 import * as TurnChanges from '../../runtime/turn-changes/index.ts'
 import type { FileState, StoredChange } from '../../runtime/turn-changes/index.ts'
 import { resolveInside } from '../workspaces/containment.ts'
+import {
+  execTriggerAt,
+  execTriggerOf,
+  readExecTriggers,
+  type ExecTriggers,
+} from '../workspaces/exec-trigger-guard.ts'
 import { FILE_OPERATION_LIMIT_MS, withTimeBound } from '../workspaces/file-op-time-bound.ts'
 import { writePinned } from '../workspaces/pinned-io.ts'
 import { chmodPinned, unlinkPinned } from './pinned-ops.ts'
@@ -28,21 +34,28 @@ const MAX_DIFF_INPUT = 256 * 1024
 const MAX_DIFF_TOTAL = 1_000_000
 
 /**
- * What a turn changed, file by file, with a diff of each and whether undo would restore it now
- * (the file must still be as the agent left it).
+ * What a turn changed, file by file, with a diff of each, whether undo would restore it now (the
+ * file must still be as the agent left it), and whether it is a file that runs code on the
+ * owner's machine later (exec-trigger-guard.ts): the shell writes those where the file tools may
+ * not, so each is flagged for review whoever wrote it.
  */
 export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChangesAnswer> {
   await assertSession(deps.db, ref.sessionId)
   const row = await currentTurn(deps.db, ref)
   const base = { sessionId: ref.sessionId, turnId: ref.turnId }
-  if (!row) return { ...base, state: 'none', files: [], truncated: false, total: 0, limits: [] }
+  if (!row) {
+    const nothing = { files: [], truncated: false, total: 0, limits: [], runsCodeLater: [] }
+    return { ...base, state: 'none', ...nothing }
+  }
   const changes = (row.files ?? []) as StoredChange[]
   const listed = changes.slice(0, MAX_LISTED_FILES)
   const kept = await TurnChanges.existingBlobs(deps.db, listed.flatMap(hashesOf))
   const blobs = await TurnChanges.readBlobs(deps.db, listed.flatMap(smallHashesOf))
   let budget = MAX_DIFF_TOTAL
-  const root =
-    row.state === 'recorded' ? await rootOf(deps, row.repository).catch(() => null) : null
+  const repository = await rootOf(deps, row.repository).catch(() => null)
+  const root = row.state === 'recorded' ? repository : null
+  // Every changed file is looked at, not only the listed ones: one among thousands still shows.
+  const runsCodeLater = await runningCodeLater(repository, changes)
   const files: TurnFileChange[] = []
   for (const change of listed) {
     const shown =
@@ -56,6 +69,7 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
         : root === null
           ? { ok: false, reason: "the workspace's repository cannot be found" }
           : await undoVerdict(root, change, kept)
+    const runs = runsCodeLater.get(change.path)
     files.push({
       path: change.path,
       change: kindOf(change),
@@ -63,6 +77,7 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
       ...(shown.note && { note: shown.note }),
       undoable: verdict.ok,
       ...(!verdict.ok && { reason: verdict.reason }),
+      ...(runs && { runsCodeLater: runs }),
     })
   }
   const limits = row.limits as { truncated?: string } | null
@@ -73,6 +88,7 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
     truncated: changes.length > listed.length,
     total: changes.length,
     limits: limits?.truncated ? [limits.truncated] : [],
+    runsCodeLater: [...runsCodeLater.keys()],
     ...(row.error && { error: row.error }),
     ...(row.undo && { undo: row.undo as UndoFileResult[] }),
   }
@@ -131,6 +147,24 @@ async function currentTurn(db: Db, ref: TurnRef) {
   if (row?.state !== 'recording' || followed) return row
   await TurnChanges.failTurn(db, ref.turnId, 'the compute host stopped during the turn')
   return TurnChanges.getTurn(db, ref.sessionId, ref.turnId)
+}
+
+/** The changed files that run code later, with what runs each (exec-trigger-guard.ts). */
+async function runningCodeLater(
+  repository: string | null,
+  changes: readonly StoredChange[],
+): Promise<Map<string, string>> {
+  const triggers: ExecTriggers = repository ? await readExecTriggers(repository) : { hooks: [] }
+  const found = new Map<string, string>()
+  for (const { path } of changes) {
+    const parts = path.split('/')
+    // Without the repository, names are compared as given (no directory to ask about case).
+    const why = repository
+      ? await execTriggerAt(repository, join(repository, ...parts), triggers)
+      : execTriggerOf(parts, triggers)
+    if (why) found.set(path, why)
+  }
+  return found
 }
 
 async function assertSession(db: Db, sessionId: string) {

@@ -1,4 +1,4 @@
-import { pgTable, text } from '../drizzle-pg-core.ts'
+import { boolean, pgTable, text } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 
 /**
@@ -9,5 +9,11 @@ export const workspaces = pgTable('popagent_agent_workspaces', {
   id: text().primaryKey(),
   name: text().notNull().unique(),
   path: text().notNull(),
+  /**
+   * Whether the agents' file tools may write the files that make git or the owner's tools run
+   * code later (.gitattributes, the hooks folder, .envrc …; compute-host/workspaces/
+   * exec-trigger-guard.ts). The owner's choice, off until they make it.
+   */
+  allowExecTriggerWrites: boolean().notNull().default(false),
   ...timestamps,
 })

@@ -29,7 +29,14 @@ export const workspaces = new Hono<AppEnv>()
     async (c) => {
       const input = c.req.valid('json')
       const path = input.path && (await c.var.host.resolveWorkspace({ path: input.path })).path
-      const changes = { ...(input.name && { name: input.name }), ...(path && { path }) }
+      const changes = {
+        ...(input.name && { name: input.name }),
+        ...(path && { path }),
+        // The owner's switch for files that run code later (exec-trigger-guard.ts on the host).
+        ...(input.allowExecTriggerWrites !== undefined && {
+          allowExecTriggerWrites: input.allowExecTriggerWrites,
+        }),
+      }
       return c.json(await Workspaces.patch(c.var.db, c.req.valid('param').id, changes), 200)
     },
   )

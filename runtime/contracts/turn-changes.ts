@@ -46,6 +46,12 @@ export const TurnFileChange = z.object({
   /** Whether undo would restore this file now; `reason` says why not. */
   undoable: z.boolean(),
   reason: z.string().optional(),
+  /**
+   * Set when the file makes git or the owner's tools run code later (a `.gitattributes`, a git
+   * hook, an `.envrc` …): what would run it, in words. The agent's shell can write these files
+   * even where the file tools may not, so the owner reviews them before committing.
+   */
+  runsCodeLater: z.string().optional(),
 })
 export type TurnFileChange = z.infer<typeof TurnFileChange>
 
@@ -69,6 +75,8 @@ export const TurnChanges = z.object({
   total: z.number().int(),
   /** What the snapshot could not keep, in words (files over the size caps, a truncated walk). */
   limits: z.array(z.string()),
+  /** Every changed file, listed or not, that runs code later (`runsCodeLater` of a file). */
+  runsCodeLater: z.array(z.string()),
   error: z.string().optional(),
   undo: z.array(UndoFileResult).optional(),
 })

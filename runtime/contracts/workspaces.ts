@@ -7,6 +7,12 @@ export const Workspace = z.object({
   id: z.string(),
   name: z.string(),
   path: z.string(),
+  /**
+   * Whether agents' file tools may write the files that make git or the owner's tools run code
+   * later (`.gitattributes`, `.gitmodules`, the `core.hooksPath` folder, `.envrc`, VS Code tasks
+   * and settings, dev container and pre-commit configuration). Off unless the owner turns it on.
+   */
+  allowExecTriggerWrites: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -23,9 +29,11 @@ export const CreateWorkspaceInput = z.strictObject({ name: Name, path: RelativeP
 export type CreateWorkspaceInput = z.infer<typeof CreateWorkspaceInput>
 
 export const PatchWorkspaceInput = z
-  .strictObject({ name: Name, path: RelativePath })
+  .strictObject({ name: Name, path: RelativePath, allowExecTriggerWrites: z.boolean() })
   .partial()
-  .refine((v) => Object.keys(v).length > 0, { message: 'give a name, a path, or both' })
+  .refine((v) => Object.keys(v).length > 0, {
+    message: 'give a name, a path or allowExecTriggerWrites',
+  })
 export type PatchWorkspaceInput = z.infer<typeof PatchWorkspaceInput>
 
 export const WorkspaceParams = z.strictObject({ id: WorkspaceId })

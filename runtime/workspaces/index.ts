@@ -84,7 +84,7 @@ export async function create(db: Db, input: { name: string; path: string }): Pro
 export async function patch(
   db: Db,
   id: string,
-  input: { name?: string; path?: string },
+  input: { name?: string; path?: string; allowExecTriggerWrites?: boolean },
 ): Promise<Workspace> {
   const [row] = await named(input.name, () =>
     db
