@@ -3,8 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { MAX_OUTPUT_BYTES } from '../../runtime/hooks/verdict.ts'
-import { sandboxArgs } from '../workspaces/sandbox-args.ts'
+import { sandboxCommand } from '../workspaces/sandbox-args.ts'
+import { sandboxLimits } from '../workspaces/sandbox-limits.ts'
 import type { HookOutcome } from './hook-outcome.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 
 const KILL_GRACE_MS = 2_000
 
@@ -14,6 +16,11 @@ const KILL_GRACE_MS = 2_000
  * environment of PATH, HOME and LANG plus only what `env` names (values bound to this hook in
  * the vault), never the host's. The event goes in on stdin; stdout is the answer, read up to
  * 64 KiB. At the timeout the process group gets SIGTERM, and SIGKILL two seconds later.
+ *
+ * The environment is the spawned process's own, which bubblewrap passes on, never `--setenv`
+ * arguments: a command line is readable by every local user (`ps`, /proc/PID/cmdline), and a
+ * secret there was visible for the hook's whole run. /proc/PID/environ is readable only by
+ * popagent's own user.
  */
 export async function runCommandHook(options: {
   command: readonly string[]
@@ -28,21 +35,31 @@ export async function runCommandHook(options: {
     LANG: 'C.UTF-8',
     ...options.env,
   }
-  const args = [
-    ...sandboxArgs({ root: scratch, access: 'read-write', tools: [dirname(process.execPath)] }),
-    '--chdir',
-    scratch,
-    '--clearenv',
-    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-    '--',
-    ...options.command,
-  ]
   try {
+    let sandboxed: { command: string; args: string[] }
+    try {
+      sandboxed = sandboxCommand({
+        root: scratch,
+        access: 'read-write',
+        tools: [dirname(process.execPath)],
+        chdir: scratch,
+        limits: sandboxLimits(options.timeoutMs),
+        argv: options.command,
+      })
+    } catch (error) {
+      return {
+        kind: 'failed',
+        failure: 'spawn_error',
+        reason: `the hook could not start: ${errorMessage(error)}`,
+      }
+    }
     return await new Promise<HookOutcome>((resolve) => {
-      const child = spawn('bwrap', args, {
+      const child = spawn(sandboxed.command, sandboxed.args, {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: {},
+        // The start's own shell sets PWD from this; inside, `--chdir` puts it in the same place.
+        cwd: scratch,
+        env,
       })
       let stdout = ''
       let stderr = ''

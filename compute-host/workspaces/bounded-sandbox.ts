@@ -1,6 +1,7 @@
 import { LocalSandbox } from '@mastra/core/workspace'
 import { dirname } from 'node:path'
-import { sandboxArgs } from './sandbox-args.ts'
+import { sandboxCommand } from './sandbox-args.ts'
+import { sandboxLimits, type SandboxLimits } from './sandbox-limits.ts'
 
 const SANDBOX_LIMITS =
   'Commands run in a sandbox with no network. The repository is writable except its .git ' +
@@ -16,12 +17,21 @@ type ExecuteArgs = Parameters<NonNullable<LocalSandbox['executeCommand']>>
  * `node` and `npm` in the repository as it could before. Mastra documents a default timeout for LocalSandbox but
  * does not apply it (docs/notes/mastra-workspace.md), and the model chooses the per-call timeout,
  * so both foreground and background commands get `min(requested, limitMs)` here. Abort and
- * timeout kill the whole process group (Mastra spawns it detached and signals the group).
+ * timeout kill the whole process group (Mastra spawns it detached and signals the group). Each
+ * command also runs under the resource limits of sandbox-limits.ts and the seccomp filter.
  */
 export class BoundedSandbox extends LocalSandbox {
   readonly #limitMs: number
+  readonly #root: string
+  readonly #limits: SandboxLimits
 
-  constructor(options: { root: string; env: Record<string, string>; limitMs: number }) {
+  constructor(options: {
+    root: string
+    env: Record<string, string>
+    limitMs: number
+    /** Tighter (or looser) resource limits than the defaults for `limitMs`. */
+    limits?: Partial<SandboxLimits>
+  }) {
     super({
       workingDirectory: options.root,
       // Constructed as 'none', then set to bubblewrap below: see `#isolate`.
@@ -29,18 +39,13 @@ export class BoundedSandbox extends LocalSandbox {
       env: options.env,
       // Said up front, so a refused write is not a surprise the model tries to work around.
       instructions: ({ defaultInstructions }) => `${defaultInstructions}\n${SANDBOX_LIMITS}`,
-      // Mastra appends `-- sh -c <command>` to these arguments and uses nothing else of its own.
-      nativeSandbox: {
-        allowNetwork: false,
-        bwrapArgs: sandboxArgs({
-          root: options.root,
-          access: 'read-write',
-          tools: [dirname(process.execPath)],
-        }),
-      },
+      // Not used: `wrapCommandForIsolation` below builds every command's argv.
+      nativeSandbox: { allowNetwork: false },
     })
     this.#isolate()
     this.#limitMs = options.limitMs
+    this.#root = options.root
+    this.#limits = sandboxLimits(options.limitMs, options.limits)
     // Mastra sets both entry points up per instance (not on the prototype), so they are wrapped
     // here rather than overridden.
     const spawn = this.processes.spawn.bind(this.processes)
@@ -49,6 +54,23 @@ export class BoundedSandbox extends LocalSandbox {
     const execute = this.executeCommand!.bind(this)
     this.executeCommand = (...[command, args, options]: ExecuteArgs) =>
       execute(command, args, { ...options, timeout: this.#bound(options?.timeout) })
+  }
+
+  /**
+   * Every command Mastra runs, foreground or background, is spawned as what this returns (1.71:
+   * LocalProcessManager.spawn is its only caller): popagent's one sandbox argv, with `sh -c
+   * <command>` inside as Mastra's own bubblewrap wrapper has it. The start-up self-test proves
+   * the seccomp filter and the limits are in force through this class, so a Mastra release that
+   * stops calling it disables the shell instead of running commands without them.
+   */
+  override wrapCommandForIsolation(command: string): { command: string; args: string[] } {
+    return sandboxCommand({
+      root: this.#root,
+      access: 'read-write',
+      tools: [dirname(process.execPath)],
+      limits: this.#limits,
+      argv: ['sh', '-c', command],
+    })
   }
 
   /**

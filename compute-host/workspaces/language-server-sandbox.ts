@@ -1,6 +1,7 @@
 import { LocalSandbox } from '@mastra/core/workspace'
 import { SANDBOX_ENV } from './agent-workspace.ts'
-import { sandboxArgs } from './sandbox-args.ts'
+import { sandboxCommand } from './sandbox-args.ts'
+import { sandboxLimits } from './sandbox-limits.ts'
 import type { TypeScriptServer } from './typescript-server.ts'
 
 /**
@@ -11,16 +12,19 @@ import type { TypeScriptServer } from './typescript-server.ts'
  * starting, even inside the sandbox.
  */
 export class LanguageServerSandbox extends LocalSandbox {
+  readonly #root: string
+  readonly #server: TypeScriptServer
+
   constructor(root: string, server: TypeScriptServer) {
     super({
       workingDirectory: root,
       isolation: 'bwrap',
       env: SANDBOX_ENV,
-      nativeSandbox: {
-        allowNetwork: false,
-        bwrapArgs: sandboxArgs({ root, access: 'read-only', tools: [server.directory] }),
-      },
+      // Not used: `wrapCommandForIsolation` below builds the server's argv.
+      nativeSandbox: { allowNetwork: false },
     })
+    this.#root = root
+    this.#server = server
     // Mastra sets the process manager up per instance, so its spawn is wrapped, not overridden.
     const spawn = this.processes.spawn.bind(this.processes)
     this.processes.spawn = (command, options) => {
@@ -34,4 +38,19 @@ export class LanguageServerSandbox extends LocalSandbox {
       return spawn(command, options)
     }
   }
+
+  /** The server's argv: popagent's one sandbox (sandbox-args.ts), the repository read-only. */
+  override wrapCommandForIsolation(command: string): { command: string; args: string[] } {
+    return sandboxCommand({
+      root: this.#root,
+      access: 'read-only',
+      tools: [this.#server.directory],
+      limits: SERVER_LIMITS,
+      argv: ['sh', '-c', command],
+    })
+  }
 }
+
+// The server lives as long as its run, not one command: its CPU bound is an hour of CPU time,
+// far above what answering a run's inspections takes.
+const SERVER_LIMITS = sandboxLimits(3_600_000, { cpuSeconds: 3_600 })
