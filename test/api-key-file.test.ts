@@ -2,8 +2,8 @@
  * "No key" is never the default: without POPAGENT_API_KEY, popagent generates a key into the
  * data directory (private, created without following anything planted there), reuses it, and
  * refuses a key file someone else could have chosen or read, saying how to fix it. End to end,
- * `POPAGENT_API_KEY=` starts with the generated key, prints the sign-in link on stdout and
- * nowhere in its log, and the CLI verbs find the key in the data directory.
+ * `POPAGENT_API_KEY=` starts with the generated key and, its stdout not a terminal, names the key
+ * file and prints no link and no key anywhere; the CLI verbs find the key in the data directory.
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadOrCreateApiKey, readApiKeyFile, resolveApiKey } from '../cli/api-key-file.ts'
+import { loginLines } from '../cli/login.ts'
 import { runCli, startCli } from './support/process.ts'
 import { until, waitFor } from './support/until.ts'
 
@@ -135,6 +136,19 @@ describe('the API key file', () => {
   })
 })
 
+test('a terminal is shown the sign-in link; anything else only where the key file is', () => {
+  const url = 'http://127.0.0.1:3000'
+  const key = 'k'.repeat(43)
+  const apiKey = (created: boolean) => ({ key, source: { path: '/data/api-key', created } })
+  for (const created of [true, false]) {
+    const lines = loginLines({ url, apiKey: apiKey(created), terminal: true })
+    assert.equal(lines.at(-1), `sign in: ${url}/#key=${key}`)
+    const piped = loginLines({ url, apiKey: apiKey(created), terminal: false }).join('\n')
+    assert.ok(piped.includes('the API key is in /data/api-key; open http://127.0.0.1:3000/'))
+    assert.ok(!piped.includes(key) && !piped.includes('#key='), piped)
+  }
+})
+
 describe('popagent start without POPAGENT_API_KEY', () => {
   let dataDir: string
   before(async () => {
@@ -142,7 +156,7 @@ describe('popagent start without POPAGENT_API_KEY', () => {
   })
   after(() => rm(dataDir, { recursive: true, force: true }))
 
-  test('POPAGENT_API_KEY= starts with a generated key, prints the sign-in link, and the CLI finds the key', async () => {
+  test('POPAGENT_API_KEY= starts with a generated key, names its file but prints no link off a terminal, and the CLI finds the key', async () => {
     const env = {
       POPAGENT_DATA_DIR: dataDir,
       PORT: '0',
@@ -152,18 +166,20 @@ describe('popagent start without POPAGENT_API_KEY', () => {
     const first = await startCli(['start'], env)
     let key: string
     try {
-      const link = await waitFor(() => first.output().match(/sign in: (http:\S+)/)?.[1])
+      // stdout is a pipe here, as under a service manager: a journal must not keep the key.
+      await waitFor(() => /the API key is in /.test(first.output()) || undefined)
       key = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
-      assert.equal(link, `${first.url}/#key=${key}`)
-      assert.match(first.output(), /generated an API key: the API key is in \S+api-key/)
+      assert.ok(
+        first
+          .output()
+          .includes(
+            `generated an API key: the API key is in ${dataDir}/api-key; open ${first.url}/ and enter it`,
+          ),
+        first.output(),
+      )
+      assert.doesNotMatch(first.output(), /#key=|sign in:/)
+      assert.ok(!first.output().includes(key), 'the key is in no line of the output')
       assert.equal(await mode(join(dataDir, 'api-key')), '0600')
-      // The key reaches stdout only: no log line of the host carries it.
-      const logLines = first
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-      assert.ok(logLines.length > 0)
-      for (const line of logLines) assert.ok(!line.includes(key), line)
 
       assert.equal((await fetch(`${first.url}/api/health`)).status, 401)
       const health = await fetch(`${first.url}/api/health`, { headers: { 'x-popagent-key': key } })
@@ -185,7 +201,7 @@ describe('popagent start without POPAGENT_API_KEY', () => {
       assert.equal(await first.stop(), 0)
     }
 
-    // A restart reuses the key; off a terminal it names the file instead of printing the key.
+    // A restart reuses the key and, off a terminal, names the file the same way.
     const second = await startCli(['start'], env)
     try {
       await until(() => /the API key is in/.test(second.output()))

@@ -10,9 +10,11 @@
  *   answer 403 and change nothing, even when the request somehow carries the key;
  * - no key: every /api route refuses a request without the generated key (401).
  *
- * Also: the key file is private (0600), the sign-in link is printed and the key is in no log
- * line, and the Node edge refuses to bind off loopback without a key. Controls with the right
- * Host and Origin reach the routes, so the refusals are the checks', not a broken server.
+ * Also: the key file is private (0600), its path is printed but (stdout being no terminal) no
+ * sign-in link, and the key is in no output line; the Node edge refuses to bind off loopback
+ * without a key; an HTTP hook cannot be stored aimed at loopback without `allowLoopback`, or at
+ * a private, link-local or metadata address at all. Controls with the right Host and Origin
+ * reach the routes, so the refusals are the checks', not a broken server.
  * All traffic stays on loopback.
  */
 import assert from 'node:assert/strict'
@@ -92,12 +94,16 @@ describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
     await recordFigures('dns-rebinding', figures)
   })
 
-  test('the first start generates a private key, prints the sign-in link, and logs no key', async () => {
+  test('the first start generates a private key, names its file (no link off a terminal), and logs no key', async () => {
     const mode = ((await stat(join(dataDir, 'api-key'))).mode & 0o777).toString(8).padStart(4, '0')
     figures.keyFileMode = mode
     assert.equal(mode, '0600')
     assert.match(key, /^[A-Za-z0-9_-]{43}$/)
-    assert.ok(cli.output().includes(`sign in: ${url}/#key=${key}`), cli.output())
+    // stdout is a pipe, as under a service manager: the key file is named, the key never shown.
+    assert.ok(cli.output().includes(`the API key is in ${dataDir}/api-key`), cli.output())
+    assert.doesNotMatch(cli.output(), /#key=/)
+    figures.keyInOutput = cli.output().includes(key)
+    assert.equal(figures.keyInOutput, false)
     const logLines = cli
       .output()
       .split('\n')
@@ -274,6 +280,56 @@ describe(`DNS rebinding and cross-site requests (${faultMode})`, () => {
       )
     }
     figures.nonLoopbackBindWithoutKey = `refused ${refusals.length}/2`
+  })
+
+  test('an HTTP hook cannot be aimed at loopback without consent, or ever at a private or metadata address', async () => {
+    const post = (body: Record<string, unknown>) =>
+      send(url, {
+        method: 'POST',
+        path: '/api/hooks',
+        headers: { 'x-popagent-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'ssrf',
+          event: 'PreToolUse',
+          kind: 'http',
+          enabled: false,
+          ...body,
+        }),
+      })
+    const targets = sized(
+      ['https://127.0.0.2:8443/', 'https://169.254.169.254/', 'https://0x7f.1/'],
+      [
+        'https://127.0.0.2:8443/',
+        'https://[::1]/',
+        'https://[::ffff:127.0.0.1]/',
+        'https://2130706433/',
+        'https://0x7f.1/',
+        'https://localhost/',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://[::ffff:169.254.169.254]/',
+        'https://[fd00:ec2::254]/',
+        'https://100.100.100.200/',
+        'https://10.0.0.1/',
+        'https://192.168.0.1/',
+        'https://0.0.0.0/',
+        'https://[::]/',
+      ],
+    )
+    const misses: string[] = []
+    for (const target of targets) {
+      // Loopback consent never stretches to anything else: only loopback literals need it.
+      for (const allowLoopback of [false, true]) {
+        const res = await post({ url: target, allowLoopback })
+        const loopbackAllowed =
+          allowLoopback && /127\.|\[::1\]|7f00|2130706433|0x7f|localhost/.test(target)
+        const ok = loopbackAllowed
+          ? res.status === 201
+          : res.status === 422 && JSON.parse(res.text).error.code === 'HOOK_INVALID'
+        if (!ok) misses.push(`${target} allowLoopback=${allowLoopback}: ${res.status} ${res.text}`)
+      }
+    }
+    figures.hookUrlsJudged = `${targets.length * 2 - misses.length}/${targets.length * 2}`
+    assert.deepEqual(misses, [])
   })
 
   async function listSessions() {

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loginUrl } from '../../cli/login.ts'
 
 const CLI = fileURLToPath(new URL('../../cli/popagent.ts', import.meta.url))
 
@@ -69,7 +70,7 @@ export type FreshPopagent = {
   dataDir: string
   /** The generated API key, read from the data directory. */
   key: string
-  /** The sign-in link `popagent start` printed. */
+  /** The sign-in link `popagent start` shows a terminal (a pipe gets the key file's path). */
   link: string
   /** Stops the process (its exit code) and removes its directories. */
   dispose(): Promise<number | null>
@@ -77,7 +78,7 @@ export type FreshPopagent = {
 
 /**
  * `popagent start` as a new owner runs it: a fresh data directory, no POPAGENT_API_KEY (so a key
- * is generated and a sign-in link printed), an unreachable gateway, and an empty `popagent`
+ * is generated and its file named), an unreachable gateway, and an empty `popagent`
  * directory as the default workspace so no clone is made.
  */
 export async function startFreshPopagent(name: string): Promise<FreshPopagent> {
@@ -90,15 +91,17 @@ export async function startFreshPopagent(name: string): Promise<FreshPopagent> {
     PORT: '0',
     NINEROUTER_URL: 'http://127.0.0.1:1/v1',
   })
-  for (let i = 0; i < 400 && !/sign in: /.test(cli.output()); i++)
+  // Its stdout is a pipe, not a terminal: it names the key file and prints no link.
+  for (let i = 0; i < 400 && !/the API key is in /.test(cli.output()); i++)
     await new Promise((r) => setTimeout(r, 25))
-  const link = cli.output().match(/sign in: (http:\S+)/)?.[1]
-  if (!link) throw new Error(`popagent start printed no sign-in link:\n${cli.output()}`)
+  if (!/the API key is in /.test(cli.output()))
+    throw new Error(`popagent start did not say where its key is:\n${cli.output()}`)
+  const key = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
   return {
     cli,
     dataDir,
-    key: (await readFile(join(dataDir, 'api-key'), 'utf8')).trim(),
-    link,
+    key,
+    link: loginUrl(cli.url, key),
     async dispose() {
       const code = await cli.stop()
       await rm(dataDir, { recursive: true, force: true })
