@@ -68,10 +68,10 @@ export async function loadOrCreateKeyFile(dataDir: string, spec: KeyFileSpec): P
 
 /**
  * The data directory must be the user's own and closed to others' writes before a key is read
- * from it or written into it: whoever can write it can swap the key file. The same rule as the
- * embedded database's (compute-host/database/data-dir-permissions.ts, which runs later in the
- * start and repairs loose modes inside; the key file is judged before that repair can hide a
- * key that others could read).
+ * from it or written into it: whoever can write it can swap the key file; it is left 0700. The
+ * same rule as the embedded database's (compute-host/database/data-dir-permissions.ts, which
+ * runs later in the start and repairs loose modes inside; the key file is judged before that
+ * repair can hide a key that others could read).
  */
 async function checkDirectory(dataDir: string, spec: KeyFileSpec): Promise<void> {
   const directory = await open(dataDir, constants.O_RDONLY | constants.O_DIRECTORY)
@@ -92,6 +92,9 @@ async function checkDirectory(dataDir: string, spec: KeyFileSpec): Promise<void>
         `its mode is ${mode}, so other users could replace the key file; if nobody else could have, run chmod 700 ${where}`,
       )
     }
+    // Only readable or enterable by others (a mkdir under umask 022): made 0700, as the
+    // embedded database's start does with its data directory, on the path that has none.
+    if ((stat.mode & 0o077) !== 0) await directory.chmod(stat.mode & 0o700)
   } finally {
     await directory.close()
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, realpath } from 'node:fs/promises'
 import { createOnce } from '../runtime/once.ts'
 import {
   migrateDatabase,
@@ -15,6 +14,7 @@ import { createLogger, type Logger } from './log.ts'
 import { createAdmissionQueue } from './models/admission-queue.ts'
 import { createLocalRouteMatcher } from './models/local-routes.ts'
 import { ensureDefaultCheckout } from './workspaces/default-checkout.ts'
+import { secureWorkspaceRoot } from './workspaces/workspace-root.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { openVault } from './secrets/vault.ts'
@@ -108,7 +108,12 @@ export async function startAnsweringHost(
     // Every stored secret joins the redactor before anything runs or logs.
     const vault = await openVault({ env, db: databases.application.db, redactor })
     const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
-    const workspaceRoot = await ensureDirectory(env.POPAGENT_WORKSPACE_ROOT)
+    const { root: workspaceRoot, tightenedFrom } = await secureWorkspaceRoot(
+      env.POPAGENT_WORKSPACE_ROOT,
+    )
+    if (tightenedFrom) {
+      log.info('workspace root made private', { workspaceRoot, mode: '0700', was: tightenedFrom })
+    }
     if (options.provisionDefaultWorkspace) {
       await ensureDefaultCheckout({ db: databases.application.db, workspaceRoot, log })
     }
@@ -187,10 +192,4 @@ async function retry<T>(fn: () => Promise<T>, attempts: number, log: Logger): Pr
       await new Promise((r) => setTimeout(r, delayMs))
     }
   }
-}
-
-/** Creates the directory when missing and returns its canonical absolute path. */
-async function ensureDirectory(path: string): Promise<string> {
-  await mkdir(path, { recursive: true })
-  return realpath(path)
 }
