@@ -13,7 +13,10 @@ type Outcome = NonNullable<TurnChangesView['undo']>[number]
 /**
  * The files one assistant turn changed (B3), each with its diff, and an Undo button that puts
  * back exactly the agent's changes: a file changed since by someone else is refused, untouched,
- * and each file's outcome is shown. Nothing shows for a turn that changed no file.
+ * and each file's outcome is shown. Nothing shows for a turn that changed no file. A file that
+ * makes git or the owner's tools run code later (a `.gitattributes`, a git hook …) is marked, and
+ * the turn says so above its list: the agent's shell can write those, and nothing runs them
+ * until the owner commits or opens the folder, so this is where the owner gets to look first.
  */
 export function TurnChanges(props: { sessionId: string; turnId: string }) {
   const changes = createAsync(() => getTurnChanges(props.sessionId, props.turnId))
@@ -54,6 +57,15 @@ export function TurnChanges(props: { sessionId: string; turnId: string }) {
               </button>
             </Show>
           </div>
+          <Show when={view().runsCodeLater.length > 0}>
+            <p class="runs-code" role="note">
+              ⚠ This turn changed{' '}
+              {view().runsCodeLater.length === 1 ? 'a file that runs' : 'files that run'} code on
+              your machine later ({view().runsCodeLater.join(', ')}): review{' '}
+              {view().runsCodeLater.length === 1 ? 'it' : 'them'} before you commit or open the
+              folder in your editor.
+            </p>
+          </Show>
           <Show when={confirming()}>
             <Confirm
               message="Put back the files this turn changed? Files changed since the turn are left as they are."
@@ -92,6 +104,9 @@ function FileChange(props: { file: FileView; outcome: Outcome | undefined }) {
         <summary>
           <span class="path">{props.file.path}</span>
           <span class="badge">{props.file.change}</span>
+          <Show when={props.file.runsCodeLater}>
+            <span class="badge runs-code-badge">runs code later</span>
+          </Show>
           <Show when={props.outcome}>
             {(o) => (
               <span class={`outcome outcome-${o().outcome}`} role="status">
@@ -104,6 +119,13 @@ function FileChange(props: { file: FileView; outcome: Outcome | undefined }) {
             <span class="not-undoable">{props.file.reason}</span>
           </Show>
         </summary>
+        <Show when={props.file.runsCodeLater}>
+          {(why) => (
+            <p class="runs-code">
+              Runs code on your machine later: {why()}. Review it before you commit.
+            </p>
+          )}
+        </Show>
         <Show when={props.file.note}>
           <p class="muted">{props.file.note}</p>
         </Show>

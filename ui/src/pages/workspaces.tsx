@@ -1,11 +1,21 @@
 import { A, useParams } from '@solidjs/router'
 import { createSignal, For, Show } from 'solid-js'
+import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { ErrorNote } from '../components/status.tsx'
 import { createForm } from '../forms/create-form.ts'
+import { createSubmission } from '../forms/submission.ts'
 import { createData } from '../queries/data.ts'
-import { getRepoBrief, getWorkspaces, registerWorkspace } from '../queries/workspaces.ts'
+import {
+  getRepoBrief,
+  getWorkspaces,
+  patchWorkspace,
+  registerWorkspace,
+} from '../queries/workspaces.ts'
 
-/** Registered repositories: register one, and read a workspace's repository brief. */
+/**
+ * Registered repositories: register one, choose per workspace whether agents may edit the files
+ * that run code later, and read a workspace's repository brief.
+ */
 export default function Workspaces() {
   const params = useParams()
   const list = createData(() => getWorkspaces())
@@ -30,6 +40,7 @@ export default function Workspaces() {
           <tr>
             <th>Name</th>
             <th>Path</th>
+            <th>Agents may edit files that run code</th>
             <th>Id</th>
           </tr>
         </thead>
@@ -41,12 +52,21 @@ export default function Workspaces() {
                   <A href={`/workspaces/${w.id}`}>{w.name}</A>
                 </td>
                 <td>{w.path}</td>
+                <td>
+                  <ExecTriggerSwitch workspace={w} />
+                </td>
                 <td class="mono">{w.id}</td>
               </tr>
             )}
           </For>
         </tbody>
       </table>
+      <p class="muted" id="exec-trigger-note">
+        Switched on, the agents' file tools may write the files that make git or your tools run code
+        on your machine later (.gitattributes, .gitmodules, the git hooks folder, .envrc, VS Code
+        tasks and settings, dev container and pre-commit configuration) in that workspace; off, they
+        are refused, and a turn whose shell changes one is flagged either way.
+      </p>
       <form class="card row" onSubmit={register}>
         <label>
           Name{' '}
@@ -100,5 +120,33 @@ function RepoBrief(props: { workspaceId: string }) {
       <ErrorNote error={brief.error()} />
       <Show when={brief.data()}>{(b) => <pre class="brief">{b().text}</pre>}</Show>
     </div>
+  )
+}
+
+/** The owner's per-workspace switch for the files that run code later (off by default). */
+function ExecTriggerSwitch(props: { workspace: Workspace }) {
+  const action = createSubmission()
+  return (
+    <>
+      <label class="check">
+        <input
+          type="checkbox"
+          role="switch"
+          aria-label={`Let agents edit files that run code in ${props.workspace.name}`}
+          aria-describedby="exec-trigger-note"
+          checked={props.workspace.allowExecTriggerWrites}
+          disabled={action.busy()}
+          onChange={async (e) => {
+            const input = e.currentTarget
+            const allowExecTriggerWrites = input.checked
+            await action.run(() => patchWorkspace(props.workspace.id, { allowExecTriggerWrites }))
+            // A refused change leaves the switch as the server has it.
+            input.checked = props.workspace.allowExecTriggerWrites
+          }}
+        />
+        {props.workspace.allowExecTriggerWrites ? 'allowed' : 'refused'}
+      </label>
+      <ErrorNote error={action.error()} />
+    </>
   )
 }

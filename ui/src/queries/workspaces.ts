@@ -1,5 +1,8 @@
 import { query, revalidate } from '@solidjs/router'
-import type { CreateWorkspaceInput } from '../../../runtime/contracts/workspaces.ts'
+import type {
+  CreateWorkspaceInput,
+  PatchWorkspaceInput,
+} from '../../../runtime/contracts/workspaces.ts'
 import { api, ok } from '../api.ts'
 
 /** Registered repositories (the chat's filter, the task and schedule forms, the workspaces page). */
@@ -16,4 +19,10 @@ export async function registerWorkspace(json: CreateWorkspaceInput) {
   const created = await ok(api.workspaces.$post({ json }))
   await revalidate(getWorkspaces.key)
   return created
+}
+
+export async function patchWorkspace(id: string, json: PatchWorkspaceInput) {
+  const patched = await ok(api.workspaces[':id'].$patch({ param: { id }, json }))
+  await revalidate(getWorkspaces.key)
+  return patched
 }
