@@ -66,15 +66,15 @@ after(async () => {
 type Step = { name: string; arguments: Record<string, unknown> }[]
 
 /**
- * One turn: the orchestrator delegates, the implementer makes `steps` and then answers with the
- * value itself, as a model that repeats what it read would. Returns what the gateway received
+ * One turn: the orchestrator delegates with the value in its brief, the implementer makes `steps`
+ * and then answers with the value itself, as a model that repeats what it read would. Returns what the gateway received
  * and what the stream sent.
  */
 async function delegatedTurn(steps: Step[]) {
   stack.gateway.respondWith((r) => {
     if (roleOf(r) === 'orchistrator') {
       return toolResultsOf(r).length === 0
-        ? { toolCalls: [{ name: 'agent-implementer', arguments: { prompt: 'read the config' } }] }
+        ? { toolCalls: [{ name: 'agent-implementer', arguments: { prompt: `check ${SECRET}` } }] }
         : { text: 'done' }
     }
     if (roleOf(r) !== 'implementer') return { text: 'n/a' }
