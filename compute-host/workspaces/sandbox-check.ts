@@ -74,12 +74,14 @@ export async function checkSandbox(): Promise<SandboxStatus> {
     if (found.setuid || !probe || (probe.mode & 0o6000) !== 0) {
       return unavailable(
         'the seccomp filter did not refuse a set-user-ID mode (a sandboxed command could leave a set-user-ID file on the host)',
+        'run popagent on a Linux kernel with seccomp filters (CONFIG_SECCOMP_FILTER) and bubblewrap 0.8 or later',
       )
     }
     const limits = sandboxLimits(limitMs)
     if (found.nproc !== String(limits.processes) || found.fsize !== String(limits.fileBytes)) {
       return unavailable(
         `the resource limits were not in force (processes ${found.nproc ?? 'unknown'}, file size ${found.fsize ?? 'unknown'})`,
+        "util-linux's prlimit sets them inside the sandbox (apt install util-linux)",
       )
     }
     return { available: true }
@@ -90,8 +92,8 @@ export async function checkSandbox(): Promise<SandboxStatus> {
   }
 }
 
-function unavailable(why: string): SandboxStatus {
-  return { available: false, reason: `${why.slice(0, 400)}; ${FIX}` }
+function unavailable(why: string, fix = FIX): SandboxStatus {
+  return { available: false, reason: `${why.slice(0, 400)}; ${fix}` }
 }
 
 function findings(stdout: string) {

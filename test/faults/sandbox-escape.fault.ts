@@ -12,21 +12,29 @@
  *    namespace, and `.git` cannot be written (a `core.fsmonitor` planted there would run on the
  *    owner's next `git status`). A control runs the same probes in Mastra's default bubblewrap
  *    profile; as root it keeps every capability, which is what the test proves it can catch.
+ * 3. The implementer's shell, in a real turn, tries every way to leave a set-user-ID or
+ *    set-group-ID file (or a file capability) in the repository (test/support/setuid-probes.ts:
+ *    `cp /bin/sh helper && chmod 6755 helper`, install -m 4755, open with O_CREAT and 04755,
+ *    mknod, openat2, x32, io_uring, setxattr). `find -perm /6000` on the host must find
+ *    nothing. Mastra's default profile, the control, lets them through.
  *
  * Skipped, with the reason, where bubblewrap cannot run.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { test } from 'node:test'
+import { promisify } from 'node:util'
 import { LocalSandbox } from '@mastra/core/workspace'
 import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
 import { createSession, createWorkspace } from '../support/api-fixtures.ts'
 import { markRoles, postChat, roleOf, toolResultsOf } from '../support/chat.ts'
 import { startTestStack } from '../support/stack.ts'
 import { readUiStream } from '../support/ui-stream.ts'
+import { setuidProbes, wrongStatuses } from '../support/setuid-probes.ts'
 import { recordFigures } from './mode.ts'
 import { probeThroughAgentTurn } from './support/process-faults/agent-shell-turn.ts'
 import type { Probe } from './support/process-faults/network-probes.ts'
@@ -180,6 +188,53 @@ test(
     }
   },
 )
+
+test(
+  'the shell leaves no set-user-ID, set-group-ID or capability file in the repository',
+  { skip, timeout: 120_000 },
+  async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-setuid-')))
+    const control = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-setuid-ctl-')))
+    try {
+      const probes: Probe[] = setuidProbes.map((p) => ({
+        name: p.name,
+        script: `( ${p.script} ) >/dev/null 2>&1; echo $?`,
+      }))
+      await runInMastraDefault(control, probes)
+      const controlFound = await setIdFiles(control)
+      const inside = await probeThroughAgentTurn(dir, probes)
+      const statuses = Object.fromEntries(
+        Object.entries(inside).map(([name, status]) => [name, Number(status || NaN)]),
+      )
+      const found = await setIdFiles(dir)
+      await recordFigures('sandbox-escape-setuid', {
+        uid: process.getuid?.(),
+        probes: setuidProbes.length,
+        wrongStatuses: wrongStatuses(statuses),
+        setIdFilesInside: found,
+        setIdFilesInControl: controlFound,
+      })
+      // The control proves the probes make set-ID files where nothing refuses them.
+      for (const name of ['helper', 'installed', 'opened', 'made']) {
+        assert.ok(controlFound.includes(name), `control: ${controlFound.join(', ')}`)
+      }
+      assert.deepEqual(wrongStatuses(statuses), [], JSON.stringify(inside))
+      assert.deepEqual(found, [])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+      await rm(control, { recursive: true, force: true })
+    }
+  },
+)
+
+/** Names of the files below `root` with a set-ID bit, as the host's `find` sees them. */
+async function setIdFiles(root: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)('find', [root, '-perm', '/6000'])
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => basename(path))
+}
 
 /** A TypeScript fixture plus every payload a language-server lookup could pick up. */
 async function plantRepository(repo: string, markers: string, flavour: 'ts7' | 'ts5') {

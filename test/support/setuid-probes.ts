@@ -104,7 +104,7 @@ export function wrongStatuses(statuses: Record<string, number>): string[] {
   return setuidProbes
     .filter((p) => {
       const status = statuses[p.name]
-      if (status === undefined) return true
+      if (status === undefined || !Number.isInteger(status)) return true
       if (p.inside === 'works') return status !== 0
       if (p.inside === 'enosys') return status !== 38
       return status === 0
