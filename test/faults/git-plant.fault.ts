@@ -8,6 +8,11 @@
  * it could have made with its shell, and the nested repository's `.git` file itself. Every
  * attempt must fail with popagent's error, and git's files must stay byte for byte as they were.
  * A plain write in the same turn shows the tools themselves work.
+ *
+ * The same turn plants what runs from the working tree instead (hole 6): a `.gitattributes` at
+ * the root and in a folder, a `.gitmodules`, a hook in the folder `core.hooksPath` names
+ * (`.husky`, as husky sets it), an `.envrc` and a VS Code folder-open task, directly and through
+ * a link into the hooks folder. The workspace never allowed it: each must be refused, none made.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -32,6 +37,25 @@ const edit = (path: string): ToolCall => ({
 })
 const read = (path: string): ToolCall => ({ name: 'workspace-read', arguments: { path } })
 
+// Files that run code later, none of which exists before the turn.
+const TRIGGERS = [
+  '.gitattributes',
+  'src/.gitattributes',
+  '.gitmodules',
+  '.husky/pre-commit',
+  'hooks-link/post-checkout',
+  '.envrc',
+  '.vscode/tasks.json',
+]
+const TRIGGER_CONTENT: Record<string, string> = {
+  '.gitattributes': '* filter=planted\n',
+  'src/.gitattributes': '* filter=planted\n',
+  '.gitmodules': '[submodule "x"]\n\tpath = x\n\turl = https://example.com/x.git\n',
+  '.envrc': 'touch /tmp/popagent-planted\n',
+  '.vscode/tasks.json':
+    '{"tasks":[{"command":"touch /tmp/popagent-planted","runOptions":{"runOn":"folderOpen"}}]}\n',
+}
+
 async function snapshot(path: string): Promise<Map<string, string>> {
   const files = new Map<string, string>()
   for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
@@ -43,7 +67,7 @@ async function snapshot(path: string): Promise<Map<string, string>> {
 }
 
 test(
-  'writes and edits of .git through the file tools are all refused in a real turn',
+  'writes and edits of .git, and of files that run code later, through the file tools are all refused in a real turn',
   { timeout: 180_000 },
   async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-git-')))
@@ -52,6 +76,7 @@ test(
     const git = (cwd: string, ...args: string[]) =>
       execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' })
     git(repo, 'init', '-q')
+    git(repo, 'config', 'core.hooksPath', '.husky')
     git(join(repo), 'init', '-q', 'nested')
     // A worktree-style `.git` file (gitdir link), as a submodule has.
     await mkdir(join(repo, 'linked'))
@@ -59,6 +84,9 @@ test(
     // Links the agent could make with its shell, to the git directory and into it.
     await symlink('.git', join(repo, 'git-dir'))
     await symlink('.git/config', join(repo, 'config-link'))
+    await mkdir(join(repo, '.husky'))
+    await mkdir(join(repo, 'src'))
+    await symlink('.husky', join(repo, 'hooks-link'))
     const target = await startFileToolStack(join(dir, 'root'))
     try {
       const existing = [
@@ -82,6 +110,8 @@ test(
         write('config-link'),
         write('linked/.git', 'gitdir: /tmp/elsewhere\n'),
       ]
+      // Made together in one step, with the plain write: a specialist has 16 steps in all.
+      const triggerAttempts = TRIGGERS.map((path) => write(path, TRIGGER_CONTENT[path] ?? HOOK))
       const gitBefore = await snapshot(join(repo, '.git'))
       const nestedBefore = await snapshot(join(repo, 'nested', '.git'))
       const linkedBefore = await readFile(join(repo, 'linked', '.git'), 'utf8')
@@ -94,7 +124,7 @@ test(
             [
               existing.map(read),
               ...attempts.map((call) => [call]),
-              [write(`notes-${round}.md`, 'a plain write\n')],
+              [...triggerAttempts, write(`notes-${round}.md`, 'a plain write\n')],
             ],
             sized(60_000, 120_000),
           ),
@@ -104,10 +134,12 @@ test(
       const planted = calls.filter(
         (c) => c.tool !== 'workspace-read' && !String(c.input.path).startsWith('notes-'),
       )
+      const refusal = (path: string) =>
+        TRIGGERS.includes(path)
+          ? /allowExecTriggerWrites/
+          : /popagent does not let agents write inside \.git/
       const refused = planted.filter(
-        (c) =>
-          c.status === 'failed' &&
-          /popagent does not let agents write inside \.git/.test(c.error ?? ''),
+        (c) => c.status === 'failed' && refusal(String(c.input.path)).test(c.error ?? ''),
       )
       const gitUnchanged =
         JSON.stringify([...(await snapshot(join(repo, '.git')))]) === JSON.stringify([...gitBefore])
@@ -115,7 +147,8 @@ test(
         JSON.stringify([...(await snapshot(join(repo, 'nested', '.git')))]) ===
         JSON.stringify([...nestedBefore])
       const figures = {
-        gitWritesRefused: `${refused.length}/${rounds * attempts.length}`,
+        writesRefused: `${refused.length}/${rounds * (attempts.length + TRIGGERS.length)}`,
+        execTriggersMade: TRIGGERS.filter((path) => existsSync(join(repo, path))),
         gitConfigUnchanged: gitUnchanged,
         nestedGitUnchanged: nestedUnchanged,
         gitdirFileUnchanged:
@@ -141,12 +174,17 @@ test(
         turns.every((t) => t.finished),
         'a turn did not finish',
       )
-      assert.equal(planted.length, rounds * attempts.length, JSON.stringify(calls))
+      assert.equal(
+        planted.length,
+        rounds * (attempts.length + TRIGGERS.length),
+        JSON.stringify(calls),
+      )
       assert.deepEqual(figures.notRefused, [])
       assert.ok(gitUnchanged, '.git changed')
       assert.ok(nestedUnchanged, 'nested/.git changed')
       assert.ok(figures.gitdirFileUnchanged, 'linked/.git changed')
       assert.equal(figures.hooksPlanted, 0)
+      assert.deepEqual(figures.execTriggersMade, [])
       assert.equal(figures.upperCaseGitMade, false)
       assert.equal(figures.readsOfGitAllowed, rounds * existing.length)
       assert.equal(figures.plainWritesDone, rounds)
