@@ -111,9 +111,18 @@ export function parseHostEnv(source: Record<string, string | undefined>): HostEn
   return result.data
 }
 
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url) return undefined
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Every secret value the host holds, for its log and output redactor: the host token, the
- * gateway key, the database URLs (they carry passwords), the edge's API key and the vault keys.
+ * gateway key, the database URLs and their passwords, the edge's API key and the vault keys.
  */
 export function hostSecrets(env: HostEnv, hostToken: string): string[] {
   return [
@@ -121,6 +130,9 @@ export function hostSecrets(env: HostEnv, hostToken: string): string[] {
     env.NINEROUTER_API_KEY,
     env.DATABASE_URL,
     env.OBSERVABILITY_DATABASE_URL,
+    // The password alone, too: it also turns up without its URL (a `.env` file an agent reads).
+    passwordOf(env.DATABASE_URL),
+    passwordOf(env.OBSERVABILITY_DATABASE_URL),
     env.POPAGENT_API_KEY,
     env.POPAGENT_SECRET_KEY,
     ...env.POPAGENT_SECRET_KEYS_PREVIOUS,

@@ -5,12 +5,15 @@
  * error), tasks, schedules, settings, workspaces, health, models, and every kind of error — and
  * every response (status, headers, body, stream events), every log line of the host and the
  * edge, and every row of both databases is searched for each canary in every encoding
- * (support/canary/canaries.ts). What the gateway received is out of scope: it needs its key.
+ * (support/canary/canaries.ts), and so is every request body the model gateway received (a
+ * turn reads a repository file holding two of them; only its headers carry the gateway's key).
  *
  * The secrets vault does not exist yet: when it does, its stored secrets join the canaries and
  * its tables the dump ("vault: not built yet" in the figures).
  */
 import assert from 'node:assert/strict'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { z } from 'zod'
 import { offeredTools, toolResultsOf } from '../support/chat.ts'
@@ -24,7 +27,10 @@ import { send, type RawRequest, type RawResponse } from './support/http/raw-http
 
 type Recorded = { label: string; text: string; events: number }
 
-type GatewayMode = 'ok' | 'fail' | 'echo-key'
+type GatewayMode = 'ok' | 'fail' | 'echo-key' | 'read-planted'
+
+// A repository file that holds secrets, as a checked-in `.env` does; a turn reads it.
+const PLANTED = 'planted.env'
 
 const describeHit = (h: Hit) => `${h.canary} (${h.form}) in ${h.source}: …${h.excerpt}…`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -67,15 +73,17 @@ describe(`canary secrets (${faultMode})`, () => {
       return { status: 401, message: `Incorrect API key provided: ${canaries.gatewayKey}` }
     const tools = offeredTools(request)
     const delegated = toolResultsOf(request).length > 0
+    if (mode === 'read-planted' && !delegated)
+      return { toolCalls: [{ name: 'workspace-read', arguments: { path: PLANTED } }] }
     if (tools.includes('agent-researcher') && !delegated)
       return { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'look around' } }] }
     return { text: ['Every', 'thing ', 'is fine.'] }
   }
 
-  async function chatTurn(sessionId: string, text: string) {
+  async function chatTurn(sessionId: string, text: string, workspaceId = 'wsp_default') {
     const res = await write('POST', '/api/chat', {
       sessionId,
-      workspaceId: 'wsp_default',
+      workspaceId,
       model: 'test/model',
       message: {
         id: `u_${Math.random().toString(36).slice(2)}`,
@@ -196,6 +204,18 @@ describe(`canary secrets (${faultMode})`, () => {
     )
     await get(`/api/workspaces/${workspace.id}/repo-brief?q=readme`)
     await get('/api/workspaces')
+    // A tool result that holds secrets: what the model is sent next must not (searched below).
+    await writeFile(
+      join(stack.workspaceRoot, 'repo', PLANTED),
+      `HOST_TOKEN=${canaries.hostToken}\nDATABASE_PASSWORD=${canaries.databasePassword}\n`,
+    )
+    const reading = json(
+      Created,
+      await write('POST', '/api/sessions', { workspaceId: workspace.id, title: 'planted' }),
+    )
+    mode = 'read-planted'
+    await chatTurn(reading.id, 'read the planted file', workspace.id)
+    mode = 'ok'
     await get('/api/agents')
 
     // Errors: bad inputs, unknown routes, wrong methods, no key, wrong key, huge bodies.
@@ -267,6 +287,11 @@ describe(`canary secrets (${faultMode})`, () => {
       hits!.push(...scan(canaries, source, text))
     }
     for (const r of responses) search(`response ${r.label}`, r.text)
+    // The bodies only: the requests' headers carry the gateway key, which the gateway needs.
+    const sent = stack.gateway.requests.map((r) => JSON.stringify(r.body ?? null))
+    sent.forEach((body, i) => search(`gateway request ${i}`, body))
+    const plantedRead = sent.some((body) => body.includes('HOST_TOKEN=[REDACTED]'))
+    assert.ok(plantedRead, 'the planted file reached the model (redacted)')
     const logLines = [...watch.stderrLines, ...watch.consoleLines]
     logLines.forEach((line, i) => search(`log line ${i}`, line))
     let tables = 0

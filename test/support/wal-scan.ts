@@ -12,9 +12,9 @@ export type WalWindow = { text(): Promise<string>; close(): Promise<void> }
 
 export async function openWalWindow(url: string): Promise<WalWindow> {
   const sql = postgres(url, { max: 1, onnotice: () => {} })
-  const [start] = await sql<
-    { file: string }[]
-  >`select pg_walfile_name(pg_current_wal_lsn()) as file`
+  const [start] = await sql<{ file: string; offset: number }[]>`
+    select file_name as file, file_offset as offset
+    from pg_walfile_name_offset(pg_current_wal_insert_lsn())`
   return {
     async text() {
       const [end] = await sql<{ file: string }[]>`
