@@ -152,6 +152,19 @@ test('with the owner’s permission the same writes go through', async () => {
   await assert.rejects(fs.writeFile('.git/config', '[core]\n'), /inside \.git/)
 })
 
+test('the file tools say up front which files they refuse, only where they refuse them', () => {
+  const told = (fs: ContainedFilesystem) => fs.getInstructions()
+  assert.match(told(new ContainedFilesystem({ root: repo })), /\.gitattributes and \.gitmodules/)
+  assert.match(told(new ContainedFilesystem({ root: repo })), /core\.hooksPath/)
+  for (const fs of [
+    new ContainedFilesystem({ root: repo, allowExecTriggerWrites: true }),
+    new ContainedFilesystem({ root: repo, readOnly: true }),
+  ]) {
+    assert.doesNotMatch(told(fs), /gitattributes/)
+    assert.ok(told(fs).length > 0, 'the default instructions stay')
+  }
+})
+
 test('names that only look alike, and case variants in a case-sensitive directory, are written normally', async () => {
   const fs = new ContainedFilesystem({ root: repo })
   const plain = [

@@ -14,6 +14,7 @@ import { AppError } from '../../runtime/errors.ts'
 import { within } from './containment.ts'
 import { FILE_OPERATION_LIMIT_MS, withTimeBound } from './file-op-time-bound.ts'
 import {
+  EXEC_TRIGGER_NOTE,
   readExecTriggers,
   refuseExecTriggerWrite,
   type ExecTriggers,
@@ -75,7 +76,17 @@ export class ContainedFilesystem extends LocalFilesystem {
     /** The workspace's owner lets agents write files that run code later (off by default). */
     allowExecTriggerWrites?: boolean
   }) {
-    super({ basePath: options.root, contained: true, ...(options.readOnly && { readOnly: true }) })
+    // Said up front where the files that run code later are refused (exec-trigger-guard.ts).
+    const refusesTriggers = !options.readOnly && options.allowExecTriggerWrites !== true
+    super({
+      basePath: options.root,
+      contained: true,
+      ...(options.readOnly && { readOnly: true }),
+      ...(refusesTriggers && {
+        instructions: ({ defaultInstructions }: { defaultInstructions: string }) =>
+          `${defaultInstructions}\n${EXEC_TRIGGER_NOTE}`,
+      }),
+    })
     this.#root = options.root
     this.#limitMs = options.operationLimitMs ?? FILE_OPERATION_LIMIT_MS
     this.#allowExecTriggerWrites = options.allowExecTriggerWrites === true

@@ -49,6 +49,17 @@ const TRIGGERS: readonly { names: readonly string[]; why: string }[] = [
   { names: ['.pre-commit-config.yaml'], why: 'pre-commit runs the hooks it lists on every commit' },
 ]
 
+/**
+ * Told to the model with the file tools' instructions where these files are refused, so a
+ * refusal is not a surprise it tries to work around.
+ */
+export const EXEC_TRIGGER_NOTE =
+  "Files that make git or the owner's tools run code later are the owner's to change: " +
+  '.gitattributes and .gitmodules (any folder), the git hooks folder (core.hooksPath), .envrc, ' +
+  '.vscode/tasks.json and settings.json, .devcontainer and .pre-commit-config.yaml. The file ' +
+  'tools refuse them in this workspace, and a change to one made any other way is flagged to the ' +
+  'owner for review. When one needs changing, say what and why in your answer instead.'
+
 const HOOKS_WHY = 'git runs the hooks in it (core.hooksPath) on commits, checkouts and pushes'
 
 /** What git runs from this repository's working tree: the hooks folders core.hooksPath names. */
