@@ -225,6 +225,17 @@ test('the hooks folder follows core.hooksPath: husky 9’s .husky/_, a git workt
   }
   await huskyFs.writeFile('.husky-notes.md', 'ok\n')
 
+  // The owner's hooks folder is a link into the tree: the folder it leads to counts as well.
+  const linked = join(dir, 'linked')
+  await mkdir(join(linked, 'tools', 'hooks'), { recursive: true })
+  git(linked, 'init', '-q')
+  git(linked, 'config', 'core.hooksPath', 'githooks')
+  await symlink('tools/hooks', join(linked, 'githooks'))
+  await assert.rejects(
+    new ContainedFilesystem({ root: linked }).writeFile('tools/hooks/pre-commit', write),
+    /core\.hooksPath/,
+  )
+
   // A linked worktree: `.git` is a file, the setting lives in the common directory's config.
   const main = join(dir, 'main')
   await mkdir(main)

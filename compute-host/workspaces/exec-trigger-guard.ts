@@ -1,5 +1,5 @@
 import { constants } from 'node:fs'
-import { lstat, open, readdir } from 'node:fs/promises'
+import { lstat, open, readdir, realpath } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { AppError } from '../../runtime/errors.ts'
@@ -152,7 +152,7 @@ const swapCase = (name: string) =>
  * git directory) the common directory's `config` and the worktree's `config.worktree`. Global
  * configuration and `include` files are not read. A relative value is relative to the working
  * tree's root, where git runs hooks; a folder outside the repository is no concern of the file
- * tools, which cannot write there. husky 9 points core.hooksPath at `.husky/_`, whose generated
+ * tools, which cannot write there. A folder that is a link counts where it leads too. husky 9 points core.hooksPath at `.husky/_`, whose generated
  * scripts run the owner's `.husky/<hook>`: the folder above a hooks folder named `_` counts too.
  */
 export async function readExecTriggers(root: string): Promise<ExecTriggers> {
@@ -165,10 +165,16 @@ export async function readExecTriggers(root: string): Promise<ExecTriggers> {
   if (!hooksPath) return { hooks: [] }
   const home = hooksPath === '~' || hooksPath.startsWith('~/')
   const absolute = home ? join(homedir(), hooksPath.slice(1)) : resolve(root, hooksPath)
-  if (!within(root, absolute) || absolute === root) return { hooks: [] }
-  const parts = relative(root, absolute).split(sep)
-  const husky = parts.length > 1 && parts.at(-1) === '_'
-  return { hooks: husky ? [parts, parts.slice(0, -1)] : [parts] }
+  // Where git finds the hooks, as named and (a link such as `.husky` → `tools/hooks`) as it is.
+  const real = await realpath(absolute).catch(() => absolute)
+  const hooks: string[][] = []
+  for (const folder of new Set([absolute, real])) {
+    if (!within(root, folder) || folder === root) continue
+    const parts = relative(root, folder).split(sep)
+    hooks.push(parts)
+    if (parts.length > 1 && parts.at(-1) === '_') hooks.push(parts.slice(0, -1))
+  }
+  return { hooks }
 }
 
 async function gitConfigTexts(root: string): Promise<string[]> {
