@@ -17,18 +17,24 @@
  *    `cp /bin/sh helper && chmod 6755 helper`, install -m 4755, open with O_CREAT and 04755,
  *    mknod, openat2, x32, io_uring, setxattr). `find -perm /6000` on the host must find
  *    nothing. Mastra's default profile, the control, lets them through.
+ * 4. The implementer's shell, in a real turn, turns a checked-out submodule's `.git` link into a
+ *    repository of its own whose configuration and attributes name a `clean` filter. popagent then
+ *    reads the checkout as self-update's reconcile does, on the host: the filter must not run. A
+ *    control runs the `git status` the old code ran, and the filter does run there.
  *
  * Skipped, with the reason, where bubblewrap cannot run.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { LocalSandbox } from '@mastra/core/workspace'
+import { readCheckout } from '../../compute-host/self-update/checkout-state.ts'
+import { hostGit, neutralFilters } from '../../compute-host/self-update/host-git.ts'
 import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
 import { createSession, createWorkspace } from '../support/api-fixtures.ts'
 import { markRoles, postChat, roleOf, toolResultsOf } from '../support/chat.ts'
@@ -223,6 +229,60 @@ test(
     } finally {
       await rm(dir, { recursive: true, force: true })
       await rm(control, { recursive: true, force: true })
+    }
+  },
+)
+
+test(
+  "a submodule the shell made into a repository runs nothing when popagent's git reads it",
+  { skip, timeout: 120_000 },
+  async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'popagent-fault-submodule-')))
+    const marker = join(dir, 'host-ran')
+    try {
+      const repo = join(dir, 'proj')
+      const origin = join(dir, 'origin')
+      const git = (cwd: string, ...args: string[]) =>
+        promisify(execFile)('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+          cwd,
+          env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_GLOBAL: '/dev/null' },
+        })
+      for (const path of [origin, repo]) {
+        await mkdir(path)
+        await git(path, 'init', '-q')
+        await writeFile(join(path, 'README.md'), '# r\n')
+        await git(path, 'add', '.')
+        await git(path, 'commit', '-qm', 'init')
+      }
+      await git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', origin, 'lib')
+      await git(repo, 'commit', '-qm', 'submodule')
+      // In the sandbox: the submodule's git directory (readable under the read-only .git) copied
+      // into the submodule as a repository of its own, with a filter that writes on the host.
+      const trap = [
+        'cd lib',
+        'cp -r ../.git/modules/lib ../lib-git && rm .git && mv ../lib-git .git',
+        'git config -f .git/config --unset core.worktree',
+        `git config -f .git/config filter.x.clean "touch ${marker}; cat"`,
+        "echo '* filter=x' > .git/info/attributes",
+        'touch -d "+1 hour" README.md',
+        'git status --porcelain >/dev/null 2>&1; echo $?',
+      ].join(' && ')
+      const inside = await probeThroughAgentTurn(dir, [{ name: 'plant', script: trap }])
+      assert.equal(inside.plant, '0', `the plant did not take: ${JSON.stringify(inside)}`)
+      await readCheckout(repo)
+      const ranOnHost = existsSync(marker)
+      // The control: the status the old code ran starts a git inside the submodule.
+      const at = { cwd: repo }
+      await hostGit(
+        ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+        { ...at, config: await neutralFilters(at) },
+      )
+      const ranInControl = existsSync(marker)
+      await recordFigures('sandbox-escape-submodule', { ranOnHost, ranInControl })
+      assert.equal(ranInControl, true, 'the control runs the planted filter')
+      assert.equal(ranOnHost, false, "popagent's read of the checkout ran the planted filter")
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   },
 )
