@@ -140,23 +140,17 @@ describe('files that run code later', () => {
     assert.equal(await readFile(join(repo, 'src', 'plain.txt'), 'utf8'), 'plain\n')
   })
 
-  test(
-    'once the owner allows it, the next turn’s file tools write them',
-    // The run hands the workspace's setting to the agent factory in compute-host/runs/
-    // prepare-run.ts, which this change could not edit: until it does, the setting is not seen.
-    { todo: 'prepare-run.ts must pass allowExecTriggerWrites to agents.build' },
-    async () => {
-      await okJson(await setAllowed(true))
-      try {
-        const sessionId = await createSession(stack.edge(), workspaceId)
-        await turn(sessionId, [write('.gitattributes', '*.png binary\n')])
-        assert.equal(await readFile(join(repo, '.gitattributes'), 'utf8'), '*.png binary\n')
-      } finally {
-        await okJson(await setAllowed(false))
-        await rm(join(repo, '.gitattributes'), { force: true })
-      }
-    },
-  )
+  test('once the owner allows it, the next turn’s file tools write them', async () => {
+    await okJson(await setAllowed(true))
+    try {
+      const sessionId = await createSession(stack.edge(), workspaceId)
+      await turn(sessionId, [write('.gitattributes', '*.png binary\n')])
+      assert.equal(await readFile(join(repo, '.gitattributes'), 'utf8'), '*.png binary\n')
+    } finally {
+      await okJson(await setAllowed(false))
+      await rm(join(repo, '.gitattributes'), { force: true })
+    }
+  })
 
   test('a recorded turn’s change list flags each file that runs code later', async () => {
     const sessionId = await createSession(stack.edge(), workspaceId)

@@ -107,9 +107,10 @@ export async function prepareRun(
   const [settings, memorySettings] = await Promise.all([config.agentRuntime(), config.memory()])
   clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
-  const { root: workspaceRoot, missing } = input.withoutRepository
-    ? { root: undefined, missing: input.withoutRepository }
-    : await repositoryOf(deps, await config.workspace(input.workspaceId))
+  const workspace = input.withoutRepository ? undefined : await config.workspace(input.workspaceId)
+  const { root: workspaceRoot, missing } = workspace
+    ? await repositoryOf(deps, workspace)
+    : { root: undefined, missing: input.withoutRepository }
   clock.lap('workspace')
   // The brief is built while the agents are built and Mastra loads memory; the supervisor's
   // first step waits for it (prepareStep), so it still reaches the first model call.
@@ -139,7 +140,9 @@ export async function prepareRun(
   const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
   const team = await deps.agents.build({
     config,
-    ...(workspaceRoot ? { workspaceRoot } : { workspaceMissing: missing }),
+    ...(workspaceRoot
+      ? { workspaceRoot, allowExecTriggerWrites: workspace?.allowExecTriggerWrites === true }
+      : { workspaceMissing: missing }),
     // A brief ready for implementation withholds the researcher for this run only.
     withheld: briefing.then((b) => (b?.brief.readyForImplementation ? ['researcher'] : [])),
     memory: deps.memory.forSettings(memorySettings),
