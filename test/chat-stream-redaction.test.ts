@@ -88,7 +88,10 @@ test('a secret split across tool input or reasoning deltas never reaches the cli
   const typed = out.flatMap((c) => (c.type === 'tool-input-delta' ? [c.inputTextDelta] : []))
   assert.equal(typed.join(''), JSON.stringify({ query: 'find [REDACTED] now' }))
   const tool = out.findIndex((c) => c.type === 'tool-input-available')
-  assert.ok(out.slice(0, tool).every((c) => c.type !== 'reasoning-delta'), 'in order')
+  assert.ok(
+    out.slice(0, tool).every((c) => c.type !== 'reasoning-delta'),
+    'in order',
+  )
   const reasoning = out.flatMap((c) => (c.type === 'reasoning-delta' ? [c.delta] : []))
   assert.equal(reasoning.join(''), 'the key [REDACTED] is known')
   assert.equal(out.at(-1)?.type, 'reasoning-end')
