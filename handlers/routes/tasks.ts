@@ -6,6 +6,7 @@ import {
   TaskParams,
 } from '../../runtime/contracts/tasks.ts'
 import * as Tasks from '../../runtime/tasks/index.ts'
+import { retry } from '../../runtime/tasks/retry.ts'
 import type { AppEnv } from '../env.ts'
 import { assertKnownModels } from '../known-models.ts'
 import { validate } from '../validate.ts'
@@ -34,6 +35,10 @@ export const tasks = new Hono<AppEnv>()
   )
   .post('/:id/cancel', validate('param', TaskParams), async (c) =>
     c.json(await Tasks.cancel(c.var.db, c.req.valid('param').id), 200),
+  )
+  // A new task with the finished one's prompt and settings; the original stays as it is.
+  .post('/:id/retry', validate('param', TaskParams), async (c) =>
+    c.json(await retry(c.var.db, c.req.valid('param').id), 201),
   )
   .post(
     '/:id/resolve',

@@ -16,3 +16,8 @@ export const TaskNotCancellable = AppError.define(
   409,
   'the task has already finished',
 )
+export const TaskNotRetryable = AppError.define(
+  'TASK_NOT_RETRYABLE',
+  409,
+  'only your own agent tasks can be retried; self-update and remediation work runs inside its own workflow',
+)
