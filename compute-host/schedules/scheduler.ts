@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts'
 import { scheduleFires, schedules } from '../../db/schema/index.ts'
 import { createId } from '../../runtime/ids.ts'
 import { AutonomousTaskActive } from '../../runtime/self-update/autonomous-slot.ts'
+import { scheduledTask } from '../../runtime/schedules/scheduled-task.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import { enqueue } from '../../runtime/tasks/index.ts'
 import type { Logger } from '../log.ts'
@@ -231,16 +232,6 @@ async function fire(tx: Db, schedule: ScheduleRow, occurrence: Date): Promise<bo
     .onConflictDoNothing()
     .returning()
   if (!claimed) return false
-  await enqueue(tx, {
-    id: taskId,
-    source: schedule.source,
-    workspaceId: schedule.workspaceId,
-    title: schedule.name,
-    prompt: schedule.prompt,
-    model: schedule.model,
-    scheduleId: schedule.id,
-    occurrenceAt: occurrence,
-    maxAttempts: schedule.maxAttempts,
-  })
+  await enqueue(tx, scheduledTask(schedule, occurrence, taskId))
   return true
 }

@@ -11,6 +11,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 export const BODYLESS: Record<string, string> = {
   'POST /api/tasks/:id/cancel': 'cancels the task the path names; nothing else to say',
   'POST /api/tasks/:id/retry': "queues the named task's prompt and settings again",
+  'POST /api/schedules/:id/run': "queues the named schedule's task now",
   'POST /api/sessions/:id/turns/:turnId/undo': 'undoes the turn the path names, once',
   'POST /api/workspaces/:id/docs/import':
     "imports the Markdown of the workspace's own repository; the path names everything",

@@ -8,6 +8,7 @@ import {
 } from '../../runtime/contracts/schedules.ts'
 import { HostUnavailable } from '../../runtime/errors.ts'
 import * as Schedules from '../../runtime/schedules/index.ts'
+import { runNow } from '../../runtime/schedules/run-now.ts'
 import type { AppEnv } from '../env.ts'
 import type { HostClient } from '../host-client.ts'
 import { assertKnownModels } from '../known-models.ts'
@@ -65,6 +66,10 @@ export const schedules = new Hono<AppEnv>()
         200,
       )
     },
+  )
+  // The schedule's task, queued now as an occurrence would be; needs only the database.
+  .post('/:id/run', validate('param', ScheduleParams), async (c) =>
+    c.json(await runNow(c.var.db, c.req.valid('param').id), 201),
   )
   .delete('/:id', validate('param', ScheduleParams), async (c) => {
     const { id } = c.req.valid('param')

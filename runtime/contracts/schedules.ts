@@ -1,13 +1,21 @@
 import { z } from 'zod'
 import { ScheduleId, WorkspaceId } from '../ids.ts'
 import { Line, ModelId, Prompt, Title } from './fields.ts'
-import { Task } from './tasks.ts'
+import { Task, TaskState } from './tasks.ts'
 
 /**
  * Cron schedules as the API shows and takes them. The cron expression is a standard five-field
  * one, evaluated by the compute host in the server's timezone; the timezone is shown, never taken.
  */
 export const MAX_CRON_CHARS = 200
+
+/** The newest task a schedule queued (an occurrence or a run now), for a link to its result. */
+export const ScheduleLastTask = z.object({
+  id: z.string(),
+  state: TaskState,
+  createdAt: z.string(),
+})
+export type ScheduleLastTask = z.infer<typeof ScheduleLastTask>
 
 export const Schedule = z.object({
   id: z.string(),
@@ -25,6 +33,8 @@ export const Schedule = z.object({
   lastFiredAt: z.string().nullable(),
   /** The server's timezone the cron is read in; null when the compute host could not be asked. */
   timezone: z.string().nullable(),
+  /** Null until the schedule has queued a task (or once its tasks are deleted). */
+  lastTask: ScheduleLastTask.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })

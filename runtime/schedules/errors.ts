@@ -8,3 +8,8 @@ export const ScheduleSystemOwned = AppError.define(
   409,
   'a system schedule accepts only cron and enabled changes and cannot be deleted',
 )
+export const SelfUpdateOff = AppError.define(
+  'SELF_UPDATE_OFF',
+  409,
+  'self-update is off: turn it on in the autonomy settings to run a self-update schedule',
+)

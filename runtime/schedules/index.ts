@@ -1,9 +1,14 @@
-import { and, asc, eq, sql } from '../../db/drizzle-orm.ts'
+import { and, asc, desc, eq, sql, type SQL } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
-import { schedules } from '../../db/schema/index.ts'
+import { schedules, tasks } from '../../db/schema/index.ts'
 import type { TaskSource } from '../../db/schema/tasks.ts'
 import type { CronPreview } from '../contracts/host-api.ts'
-import type { CreateScheduleInput, PatchScheduleInput, Schedule } from '../contracts/schedules.ts'
+import type {
+  CreateScheduleInput,
+  PatchScheduleInput,
+  Schedule,
+  ScheduleLastTask,
+} from '../contracts/schedules.ts'
 import { createId } from '../ids.ts'
 import { assertExists } from '../workspaces/index.ts'
 import { ScheduleNotFound, ScheduleSystemOwned } from './errors.ts'
@@ -28,7 +33,13 @@ const SYSTEM_EDITABLE = new Set(['cron', 'enabled'])
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
-export function toSchedule(row: ScheduleRow, timezone: string | null): Schedule {
+type LastTaskRow = { id: string; state: ScheduleLastTask['state']; createdAt: Date }
+
+export function toSchedule(
+  row: ScheduleRow,
+  timezone: string | null,
+  lastTask: LastTaskRow | null = null,
+): Schedule {
   return {
     id: row.id,
     source: row.source,
@@ -42,23 +53,44 @@ export function toSchedule(row: ScheduleRow, timezone: string | null): Schedule 
     nextRunAt: iso(row.nextRunAt),
     lastFiredAt: iso(row.lastFiredAt),
     timezone,
+    lastTask: lastTask && { ...lastTask, createdAt: lastTask.createdAt.toISOString() },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
 }
 
-export async function list(db: Db, timezone: string | null): Promise<Schedule[]> {
+/**
+ * Schedules with the newest task each one queued (its occurrences and runs now alike), found
+ * through the tasks' `schedule_id`: a deleted task leaves the one before it as the last.
+ */
+async function read(db: Db, timezone: string | null, where?: SQL): Promise<Schedule[]> {
+  const last = db
+    .select({ id: tasks.id, state: tasks.state, createdAt: tasks.createdAt })
+    .from(tasks)
+    .where(eq(tasks.scheduleId, schedules.id))
+    .orderBy(desc(tasks.createdAt), desc(tasks.id))
+    .limit(1)
+    .as('last_task')
   const rows = await db
-    .select()
+    .select({
+      schedule: schedules,
+      last: { id: last.id, state: last.state, createdAt: last.createdAt },
+    })
     .from(schedules)
+    .leftJoinLateral(last, sql`true`)
+    .where(where)
     .orderBy(asc(schedules.createdAt), asc(schedules.id))
-  return rows.map((row) => toSchedule(row, timezone))
+  return rows.map((r) => toSchedule(r.schedule, timezone, r.last))
+}
+
+export async function list(db: Db, timezone: string | null): Promise<Schedule[]> {
+  return read(db, timezone)
 }
 
 export async function get(db: Db, id: string, timezone: string | null): Promise<Schedule> {
-  const [row] = await db.select().from(schedules).where(eq(schedules.id, id))
-  if (!row) throw new ScheduleNotFound({ id })
-  return toSchedule(row, timezone)
+  const [schedule] = await read(db, timezone, eq(schedules.id, id))
+  if (!schedule) throw new ScheduleNotFound({ id })
+  return schedule
 }
 
 export type NewSchedule = Omit<CreateScheduleInput, 'cron'> & {
@@ -109,7 +141,7 @@ export async function patch(
       throw new ScheduleSystemOwned({ id, fields: refused })
     }
     const { cron, ...fields } = changes
-    const [updated] = await tx
+    await tx
       .update(schedules)
       .set({
         ...fields,
@@ -118,8 +150,7 @@ export async function patch(
         updatedAt: sql`now()`,
       })
       .where(eq(schedules.id, id))
-      .returning()
-    return toSchedule(updated!, timezone)
+    return get(tx, id, timezone)
   })
 }
 
