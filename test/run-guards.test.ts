@@ -5,6 +5,8 @@
  * scripted gateway; what ran is counted from the run events.
  */
 import assert from 'node:assert/strict'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { beforeEach, test } from 'node:test'
 import type { RunEvent } from '../compute-host/runs/run-events.ts'
 import { AssistantMetadata } from '../runtime/contracts/chat.ts'
@@ -118,4 +120,102 @@ test('the same delegation is not repeated past the loop limit', async () => {
   assert.equal(count(events, 'delegation-start'), 3)
   assert.equal(count(events, 'guard'), 1)
   assert.equal(answer, 'stopped delegating')
+})
+
+/** The supervisor's model requests in one turn, and the last (its answering step). */
+async function requestsOf(run: () => Promise<unknown>) {
+  const before = chat.stack.gateway.requests.length
+  await run()
+  const requests = chat.stack.gateway.requests
+    .slice(before)
+    .filter((r) => roleOf(r) === 'orchistrator')
+  return { count: requests.length, last: requests.at(-1)! }
+}
+
+/** The default workspace's repository, which the file tools need to be offered at all. */
+function defaultRepository(): string {
+  const repo = join(chat.stack.host.resources.workspaceRoot, 'popagent')
+  mkdirSync(repo, { recursive: true })
+  return repo
+}
+
+test('a model that keeps asking for a refused failing call gets a tool-free answering step at once', async () => {
+  defaultRepository()
+  await settings({ budgetToolCalls: 200, loopRepeatLimit: 3, supervisorMaxSteps: 24 })
+  // The model ignores every refusal and asks again whenever it may call tools.
+  chat.stack.gateway.respondWith((r) =>
+    toolsOffered(r)
+      ? { toolCalls: [{ name: 'workspace-read', arguments: { path: 'no/such/file.ts' } }] }
+      : { text: 'stopped by the loop breaker' },
+  )
+  let answer = ''
+  const { count: requests, last } = await requestsOf(async () => ({ answer } = await turn()))
+  // Three failures, the refused fourth, then the answering step: five model requests.
+  assert.ok(requests <= 6, `${requests} model requests`)
+  assert.equal(toolsOffered(last), false, 'the last request offered no tools')
+  assert.match(JSON.stringify(messagesOf(last)), /The loop breaker stopped you/)
+  assert.equal(answer, 'stopped by the loop breaker')
+})
+
+test('the same call returning the same result again and again stops the same way', async () => {
+  await settings({ budgetToolCalls: 200, loopRepeatLimit: 3, supervisorMaxSteps: 24 })
+  chat.stack.gateway.respondWith((r) =>
+    toolsOffered(r)
+      ? { toolCalls: [{ name: 'repo-brief', arguments: { query: 'the same question' } }] }
+      : { text: 'nothing new came back' },
+  )
+  let events: RunEvent[] = []
+  const { count: requests, last } = await requestsOf(async () => ({ events } = await turn()))
+  assert.equal(count(events, 'tool-start', 'repo-brief'), 3, 'it ran three times, then no more')
+  assert.ok(requests <= 6, `${requests} model requests`)
+  assert.equal(toolsOffered(last), false)
+  assert.match(JSON.stringify(messagesOf(last)), /returned the same result 3 times in a row/)
+})
+
+test('a call whose result changes each time (a poll that sees progress) runs to its own end', async () => {
+  await settings({ budgetToolCalls: 200, loopRepeatLimit: 3, supervisorMaxSteps: 24 })
+  const file = join(defaultRepository(), 'build-status.txt')
+  let polls = 0
+  chat.stack.gateway.respondWith(() => {
+    // The build moves on between polls; after eight it is done and the model answers.
+    polls += 1
+    writeFileSync(file, polls < 8 ? `building: step ${polls}\n` : 'done\n')
+    return polls <= 8
+      ? { toolCalls: [{ name: 'workspace-read', arguments: { path: 'build-status.txt' } }] }
+      : { text: 'the build finished' }
+  })
+  const { answer, events } = await turn()
+  assert.equal(count(events, 'tool-start', 'workspace-read'), 8, 'every poll ran')
+  assert.equal(count(events, 'guard'), 0)
+  assert.equal(answer, 'the build finished')
+})
+
+test('a second agent stopped by the loop breaker ends the run', async () => {
+  defaultRepository()
+  await settings({ budgetToolCalls: 200, loopRepeatLimit: 2, supervisorMaxSteps: 24 })
+  let delegated = 0
+  chat.stack.gateway.respondWith((r) => {
+    const role = roleOf(r)
+    const tools = toolsOffered(r)
+    if (role === 'researcher') {
+      return tools
+        ? { toolCalls: [{ name: 'workspace-read', arguments: { path: 'missing.md' } }] }
+        : { text: 'the researcher was stopped' }
+    }
+    // The supervisor keeps looping on its own failing call after each delegation comes back.
+    if (!tools) return { text: 'the run was ended' }
+    if (delegated < 1) {
+      delegated += 1
+      return { toolCalls: [{ name: 'agent-researcher', arguments: { prompt: 'read it' } }] }
+    }
+    return { toolCalls: [{ name: 'workspace-read', arguments: { path: 'gone.md' } }] }
+  })
+  const { answer, metadata, events } = await turn()
+  const stopped = events.filter((e) => e.type === 'guard' && e.guard === 'loop')
+  assert.deepEqual([...new Set(stopped.map((e) => (e.type === 'guard' ? e.agentId : '')))].sort(), [
+    'orchistrator',
+    'researcher',
+  ])
+  assert.match(metadata.budget?.loopStopped ?? '', /stopped researcher and orchistrator/)
+  assert.equal(answer, 'the run was ended')
 })

@@ -24,6 +24,8 @@ export type BudgetSnapshot = {
   limits: RunLimits
   /** The first limit reached, once one is. */
   exhausted?: BudgetKind
+  /** Why the loop breaker ended the whole run, once it did. */
+  loopStopped?: string
 }
 
 const NAMES: Record<BudgetKind, string> = {
@@ -76,8 +78,12 @@ export function createRunBudget(
     toolCalls: options.used?.toolCalls ?? 0,
   }
   let exhausted: BudgetKind | undefined
-  // The step number each agent was given as its answering step, once the budget had ended.
+  // The step number each agent was given as its answering step, once the budget had ended or
+  // the loop breaker stopped it.
   const answeringStep = new Map<string, number>()
+  // Agents the loop breaker stopped, with what they are told; the second one ends the run.
+  const stopped = new Map<string, string>()
+  let loopStopped: string | undefined
   const current = (): BudgetUsed => ({ ...used, wallTimeMs: now() - startedAt })
   const check = (): BudgetKind | undefined => {
     if (exhausted) return exhausted
@@ -106,11 +112,26 @@ export function createRunBudget(
      * step is the agent's answering step, and the message says so.
      */
     answeringStep(agentId: string, stepNumber: number): string | undefined {
-      const message = this.endedMessage()
-      if (message !== undefined && !answeringStep.has(agentId)) {
+      const message = this.endedMessage() ?? stopped.get(agentId)
+      // A lower step number than the one kept is the agent's next loop (a specialist delegated
+      // again): its answering step is this one.
+      const kept = answeringStep.get(agentId)
+      if (message !== undefined && (kept === undefined || stepNumber < kept)) {
         answeringStep.set(agentId, stepNumber)
       }
       return message
+    },
+    /**
+     * The loop breaker stops one agent: its next step is its answering step, with no tools and
+     * `message` saying why (a specialist then returns to the supervisor with that answer). The
+     * second agent stopped in one run ends the run: every agent answers, no tool runs.
+     */
+    stopAgent(agentId: string, message: string) {
+      if (stopped.has(agentId)) return
+      stopped.set(agentId, message)
+      if (stopped.size >= 2 && loopStopped === undefined) {
+        loopStopped = `The loop breaker stopped ${[...stopped.keys()].join(' and ')}, each repeating a call it had refused, so this run ends. Do not call any tools. Answer now with what you have, and say plainly what is unfinished.`
+      }
     },
     /**
      * Whether the agent's answering step is done, given how many steps its loop has finished: the
@@ -122,7 +143,7 @@ export function createRunBudget(
     },
     /** Counts a tool call about to run; false (and nothing counted) when none is left. */
     claimToolCall(): boolean {
-      if (check()) return false
+      if (check() || loopStopped !== undefined) return false
       used.toolCalls += 1
       return true
     },
@@ -130,12 +151,17 @@ export function createRunBudget(
     exhausted: check,
     snapshot(): BudgetSnapshot {
       const kind = check()
-      return { used: current(), limits, ...(kind && { exhausted: kind }) }
+      return {
+        used: current(),
+        limits,
+        ...(kind && { exhausted: kind }),
+        ...(loopStopped !== undefined && { loopStopped }),
+      }
     },
     /** What the model and the user are told when the budget ended. */
     endedMessage(): string | undefined {
       const kind = check()
-      if (!kind) return undefined
+      if (!kind) return loopStopped
       const u = current()
       const value = (k: BudgetKind) =>
         k === 'wallTimeMs' ? `${Math.round(u[k] / 1000)} s` : String(u[k])

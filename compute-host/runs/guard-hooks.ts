@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { RunBudget } from './budget.ts'
 import type { RunEvents, RunRef } from './run-events.ts'
 import type { AgentToolHooks } from './tool-hooks.ts'
@@ -11,10 +12,15 @@ const FAILURE_CHARS = 300
  * - the budget: every call is claimed against the tool-call limit before anything else (a refused
  *   one too), and once any limit is reached every call is refused with the reason;
  * - delegation depth: with depth 0 the supervisor's delegation tools refuse;
- * - the loop breaker: a call with the same arguments that failed the same way `repeatLimit`
- *   times is not run again in this run, and a delegation with the same prompt is not repeated
- *   past the same limit.
- * Each refusal goes to the model as the tool's result, and to observers as a `guard` event.
+ * - the loop breaker: a call with the same arguments is not run again in this run once it failed
+ *   the same way `repeatLimit` times, or returned the same result `repeatLimit` times in a row (a
+ *   call stuck without failing); a call whose result changes (a poll that sees progress) is not a
+ *   loop. A delegation with the same prompt is not repeated past the same limit.
+ *
+ * A refusal is the tool's result, and a `guard` event for observers. A loop refusal also ends the
+ * agent's loop: its next step is its answering step, without tools and told why (budget.ts), so a
+ * model that keeps asking for a refused call cannot run on to its step limit. A specialist stopped
+ * so returns to the supervisor with that answer; the second agent stopped ends the whole run.
  */
 export function guardHooks(options: {
   budget: RunBudget
@@ -24,7 +30,10 @@ export function guardHooks(options: {
 }): AgentToolHooks {
   const { budget, repeatLimit, events, run } = options
   const failures = new Map<string, number>()
-  const broken = new Set<string>()
+  // The same result in a row, per call: the result's digest and how many times it came.
+  const results = new Map<string, { digest: string; streak: number }>()
+  // Calls not run again, with why.
+  const broken = new Map<string, string>()
   const delegations = new Map<string, number>()
   return (agent) => {
     const who = { agentId: agent.id, agentName: agent.name }
@@ -33,6 +42,13 @@ export function guardHooks(options: {
       // A delegation's result reaches the supervisor as its `text` only (delegation.ts).
       const output = tool.startsWith('agent-') ? { text: message } : { error: message }
       return { proceed: false as const, output }
+    }
+    const stopLoop = (tool: string, why: string, outcome = 'It will not be run again') => {
+      budget.stopAgent(
+        agent.id,
+        `The loop breaker stopped you: ${why}. Do not call any tools. Answer now with what you have, say that the loop breaker stopped ${tool}, and say plainly what is unfinished.`,
+      )
+      return refuse('loop', tool, `${why}. ${outcome} in this run.`)
     }
     return {
       beforeToolCall: ({ toolName, input }) => {
@@ -46,20 +62,15 @@ export function guardHooks(options: {
         if (delegation && budget.limits.delegationDepth < 1) {
           return refuse('delegation', toolName, 'Delegation is off for this run by its budget.')
         }
-        if (broken.has(call)) {
-          return refuse(
-            'loop',
-            toolName,
-            `This exact call failed the same way ${repeatLimit} times and will not be run again in this run. Change the approach or the arguments, or answer with what you have.`,
-          )
-        }
+        const why = broken.get(call)
+        if (why !== undefined) return stopLoop(toolName, why)
         if (delegation) {
           const count = (delegations.get(call) ?? 0) + 1
           if (count > repeatLimit) {
-            return refuse(
-              'loop',
+            return stopLoop(
               toolName,
-              `The same delegation with the same prompt was already made ${repeatLimit} times in this run; it will not be made again. Use what came back, or ask differently.`,
+              `The same delegation with the same prompt was already made ${repeatLimit} times`,
+              'It will not be made again',
             )
           }
           delegations.set(call, count)
@@ -67,13 +78,28 @@ export function guardHooks(options: {
         return undefined
       },
       afterToolCall: ({ toolName, input, output, error }) => {
-        const failure = failureOf(output, error)
-        if (failure === undefined) return
         const call = callKey(agent.id, toolName, input)
+        const failure = failureOf(output, error)
+        if (failure === undefined) {
+          const digest = digestOf(output)
+          const last = results.get(call)
+          const streak = last?.digest === digest ? last.streak + 1 : 1
+          results.set(call, { digest, streak })
+          if (streak >= repeatLimit && !toolName.startsWith('agent-')) {
+            broken.set(
+              call,
+              `This exact call returned the same result ${repeatLimit} times in a row`,
+            )
+          }
+          return
+        }
+        results.delete(call)
         const same = `${call}\0${failure}`
         const count = (failures.get(same) ?? 0) + 1
         failures.set(same, count)
-        if (count >= repeatLimit) broken.add(call)
+        if (count >= repeatLimit) {
+          broken.set(call, `This exact call failed the same way ${repeatLimit} times`)
+        }
       },
     }
   }
@@ -82,6 +108,12 @@ export function guardHooks(options: {
 /** One call's identity: who called which tool with which arguments (key order ignored). */
 function callKey(agentId: string, tool: string, input: unknown): string {
   return `${agentId}\0${tool}\0${stableJson(input)}`
+}
+
+function digestOf(output: unknown): string {
+  return createHash('sha256')
+    .update(stableJson(output ?? null))
+    .digest('base64')
 }
 
 /** How a call failed, bounded; undefined when it did not (a thrown error or an `error` result). */

@@ -87,6 +87,8 @@ export const BudgetReport = z.object({
   used: z.object(BudgetNumbers),
   limits: z.object({ ...BudgetNumbers, delegationDepth: z.number() }),
   exhausted: z.enum(['inputTokens', 'outputTokens', 'toolCalls', 'wallTimeMs']).optional(),
+  /** Why the loop breaker ended the whole run (two agents stopped), when it did. */
+  loopStopped: z.string().optional(),
 })
 export type BudgetReport = z.infer<typeof BudgetReport>
 
