@@ -16,6 +16,7 @@ import { createRecall } from './recall/recall.ts'
 import { startFactRetention } from './recall/retention-loop.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
+import { createLiveTurns } from './runs/live-turns.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
@@ -54,6 +55,8 @@ export type StartedEngines = ReadyEngines & {
 export async function startEngines(
   core: HostCore,
   retry: <T>(fn: () => Promise<T>) => Promise<T>,
+  /** The name this host's live turns carry (runs/live-turns.ts `liveTurnHost`). */
+  liveTurnHost: string,
 ): Promise<StartedEngines> {
   const { env, log, databases, redactor, localModels, workspaceRoot, vault } = core
   const gateway = { url: env.NINEROUTER_URL, apiKey: env.NINEROUTER_API_KEY }
@@ -185,6 +188,12 @@ export async function startEngines(
         observers: observers.task,
       }),
       scheduler: createScheduler({ db, log: log.child({ component: 'scheduler' }) }),
+      liveTurns: createLiveTurns({
+        db,
+        log: log.child({ component: 'live-turns' }),
+        host: liveTurnHost,
+        ownsEveryRow: databases.mode === 'embedded',
+      }),
       tracer,
       observability,
       observers,
@@ -192,8 +201,9 @@ export async function startEngines(
       hooks,
     }
     // A database restart during start-up is ridden out like the one during a run: the runner's
-    // first reads are retried as Mastra's table set-up is, rather than the host exiting.
-    await retry(() => resources.tasks.start())
+    // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
+    // a previous run of this host left live are closed before it takes new ones.
+    await Promise.all([retry(() => resources.tasks.start()), resources.liveTurns.start()])
     resources.scheduler.start()
     const docIndexer = startDocIndexer(docsDeps)
     void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
@@ -202,6 +212,8 @@ export async function startEngines(
       resources,
       handlers: createEngineHandlers(resources),
       stopRunners: async () => {
+        // First: running turns end as interrupted and are saved while the database is open.
+        await resources.liveTurns.close()
         retention.stop()
         await resources.scheduler.stop()
         await docIndexer.stop()

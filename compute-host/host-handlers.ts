@@ -1,4 +1,4 @@
-import { createUIMessageStreamResponse } from 'ai'
+import { UI_MESSAGE_STREAM_HEADERS } from 'ai'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
@@ -37,14 +37,24 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
           models: unchecked.unchecked,
           error: unchecked.error,
         })
-      return createUIMessageStreamResponse({
-        stream: await startChatTurn(
-          runDeps($, c.var.log),
-          request,
-          c.req.raw.signal,
-          c.var.requestId,
-        ),
-      })
+      // The request's signal is not the turn's: the turn runs on if this client goes away.
+      const stream = await startChatTurn(
+        runDeps($, c.var.log),
+        request,
+        $.liveTurns,
+        c.var.requestId,
+      )
+      return new Response(stream, { headers: UI_MESSAGE_STREAM_HEADERS })
+    },
+    chatStream: ({ sessionId, after }) => {
+      const stream = $.liveTurns.join(sessionId, after)
+      // The AI SDK's resume convention: nothing to resume is a 204.
+      if (!stream) return new Response(null, { status: 204 })
+      return new Response(stream, { headers: UI_MESSAGE_STREAM_HEADERS })
+    },
+    chatStop: ({ sessionId }) => {
+      const turnId = $.liveTurns.stop(sessionId)
+      return { stopped: turnId !== undefined, turnId: turnId ?? null }
     },
     resolveWorkspace: async (body) => {
       const path = await resolveInside($.workspaceRoot, body.path)
@@ -61,6 +71,8 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
       return { brief, text: formatRepoBrief(brief) }
     },
     threads: async ({ sessionIds }) => {
+      // A turn still running would write its thread again after it was deleted.
+      await $.liveTurns.stopAndWait(sessionIds)
       const agentIds = (await Agents.listRows($.databases.application.db)).map((a) => a.id)
       await $.memory.deleteThreads(sessionIds, agentIds)
       return { deleted: sessionIds.length }

@@ -19,6 +19,7 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { openVault } from './secrets/vault.ts'
 import { createHostApp, listenHost } from './server.ts'
+import { liveTurnHost } from './runs/live-turn-host.ts'
 
 export type ComputeHost = {
   resources: HostResources
@@ -137,7 +138,14 @@ export async function startAnsweringHost(
     let begin!: () => void
     const engines: Promise<StartedEngines> = new Promise<void>((r) => (begin = r))
       .then(() => import('./engines.ts'))
-      .then(({ startEngines }) => startEngines(core, (fn) => retry(fn, MIGRATION_ATTEMPTS, log)))
+      .then(({ startEngines }) =>
+        startEngines(
+          core,
+          (fn) => retry(fn, MIGRATION_ATTEMPTS, log),
+          // Begun once the server listens: its port names this host's live turns.
+          liveTurnHost(Number(new URL(server.url).port)),
+        ),
+      )
     // A failure is the caller's to hear (through `engines` below); this copy only records it.
     engines.catch(() => {})
     const server = await listenHost(

@@ -18,6 +18,7 @@ import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Recall } from './recall/recall.ts'
 import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
+import type { LiveTurns } from './runs/live-turns.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -68,6 +69,8 @@ export type HostResources = {
   observers: ObserverRegistry
   /** Cross-session recall before each run, and the indexing of finished turns (X2). */
   recall: Recall
+  /** The chat turns this host runs, which outlive the requests that started them. */
+  liveTurns: LiveTurns
 }
 
 /**

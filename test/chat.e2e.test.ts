@@ -179,18 +179,19 @@ describe('chat turns', () => {
     }
   })
 
-  test('aborting mid-stream closes the gateway connection and keeps the session consistent', async () => {
+  test('stopping mid-stream closes the gateway connection and keeps the session consistent', async () => {
     const id = await newSession()
     stack.gateway.respondWith(() => ({
       text: Array.from({ length: 200 }, (_, i) => `w${i} `),
       chunkDelayMs: 25,
     }))
     try {
-      const controller = new AbortController()
-      const res = await send(
-        { sessionId: id, workspaceId, model: ROUTE, message: userMessage('Talk a lot') },
-        controller.signal,
-      )
+      const res = await send({
+        sessionId: id,
+        workspaceId,
+        model: ROUTE,
+        message: userMessage('Talk a lot'),
+      })
       const reader = res.body!.getReader()
       let received = ''
       const decoder = new TextDecoder()
@@ -198,7 +199,8 @@ describe('chat turns', () => {
         received += decoder.decode((await reader.read()).value)
       assert.equal(stack.gateway.active(), 1)
       const abortedAt = performance.now()
-      controller.abort()
+      // The turn runs on whatever happens to this connection; the owner's Stop ends it.
+      assert.equal((await api.sessions[':id'].stop.$post({ param: { id } })).status, 200)
       while (stack.gateway.active() > 0 && performance.now() - abortedAt < 5_000) {
         await new Promise((r) => setTimeout(r, 10))
       }
@@ -214,6 +216,7 @@ describe('chat turns', () => {
       assert.equal(session.messages.length, 2)
       assert.equal(session.messages[1]?.metadata?.aborted, true)
       assert.equal(stack.host.resources.localModels.queue.stats().active, 0)
+      await reader.cancel()
     } finally {
       stack.gateway.respondWith(undefined)
     }

@@ -2,11 +2,14 @@ import { toAISdkStream } from '@mastra/ai-sdk'
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
 import { randomBytes } from 'node:crypto'
 import type { AssistantMetadata, ChatRequest } from '../../runtime/contracts/chat.ts'
-import type { UiMessage } from '../../runtime/contracts/sessions.ts'
+import type { SessionSummary, UiMessage } from '../../runtime/contracts/sessions.ts'
 import { createId } from '../../runtime/ids.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
 import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/errors.ts'
+import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/live-turns.ts'
+import type { ConfigSnapshot } from '../config-cache.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
+import type { LiveTurns, StopReason } from './live-turns.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
@@ -18,21 +21,23 @@ import { promptHooks } from '../hooks/prompt-hooks.ts'
 const TITLE_CHARS = 60
 
 /**
- * The chat driver of the run path: checks the session, prepares the run and streams the
- * supervisor's run as an AI SDK UI-message stream. The session's messages are appended when the
- * stream ends, whether it completed, failed or was aborted, so a session always holds the user's
- * message and whatever answer there was; the stream's last metadata then names the session's
- * saved revision, so the client knows the turn is stored without asking. What the client is sent
- * and what is saved pass the host's redactor.
+ * The chat driver of the run path: checks the session, claims it for the turn (one turn per
+ * session), prepares the run and streams the supervisor's run as an AI SDK UI-message stream. The
+ * session's messages are appended when the stream ends, whether it completed, failed or was
+ * stopped, so a session always holds the user's message and whatever answer there was; the
+ * stream's last metadata then names the session's saved revision, so the client knows the turn
+ * is stored without asking. What the client is sent and what is saved pass the host's redactor.
  *
- * `signal` is the client's connection: when it aborts, the run and its gateway requests abort.
+ * The turn is live (live-turns.ts): it runs under its own signal, whatever happens to the request
+ * that started it, and its stream is read to its end on the host. The answer is that stream for
+ * the client that started it, as server-sent events; any other client can join it meanwhile.
  */
 export async function startChatTurn(
   deps: RunDeps,
   given: ChatRequest,
-  signal: AbortSignal,
+  live: Pick<LiveTurns, 'claim'>,
   requestId?: string,
-): Promise<ReadableStream<UIMessageChunk>> {
+): Promise<ReadableStream<Uint8Array>> {
   const { db } = deps
   const startedAt = Date.now()
   // The turn's first reads go out together. One read of the configuration's version serves the
@@ -52,6 +57,40 @@ export async function startChatTurn(
     throw new WorkspaceMismatch({ sessionId: session.id, workspaceId: request.workspaceId })
   }
   const turnId = createId('turn')
+  const claimed = await live.claim({ sessionId: session.id, turnId, message: request.message })
+  try {
+    return claimed.publish(
+      await runTurn(deps, {
+        request,
+        session,
+        config,
+        turnId,
+        startedAt,
+        requestId,
+        signal: claimed.signal,
+      }),
+    )
+  } catch (error) {
+    await claimed.release()
+    throw error
+  }
+}
+
+/** The turn itself, once its session is claimed: its UI-message stream, redacted. */
+async function runTurn(
+  deps: RunDeps,
+  turn: {
+    request: ChatRequest
+    session: SessionSummary
+    config: ConfigSnapshot
+    turnId: string
+    startedAt: number
+    requestId: string | undefined
+    signal: AbortSignal
+  },
+): Promise<ReadableStream<UIMessageChunk>> {
+  const { db } = deps
+  const { request, session, config, turnId, startedAt, requestId, signal } = turn
   const traceId = randomBytes(16).toString('hex')
   // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
   deps = { ...deps, log: deps.log.child({ traceId }) }
@@ -120,9 +159,12 @@ export async function startChatTurn(
     deps.log.warn('chat turn failed', { turnId, sessionId: session.id, error: failure })
     return failure
   }
+  const messageId = createId('message')
   const stream = createUIMessageStream<UIMessage<AssistantMetadata>>({
-    generateId: () => createId('message'),
+    generateId: () => messageId,
     execute: async ({ writer }) => {
+      // The reply's id first: a client joining the turn later replays it from here.
+      writer.write({ type: 'start', messageId })
       emit = (part) => writer.write(part as never)
       writeMetadata = () => writer.write({ type: 'message-metadata', messageMetadata: metadata() })
       writer.write({ type: 'message-metadata', messageMetadata: metadata() })
@@ -152,24 +194,30 @@ export async function startChatTurn(
     },
     onError: (error) => fail(error),
     onEnd: async ({ responseMessage, isAborted }) => {
-      const aborted = isAborted || signal.aborted
+      // A host stopping ends its turns as interrupted by the restart, not stopped by the owner.
+      const interrupted = signal.aborted && (signal.reason as StopReason) === 'shutdown'
+      const aborted = !interrupted && (isAborted || signal.aborted)
       const assistant = {
         ...responseMessage,
         role: 'assistant' as const,
         parts: [...responseMessage.parts, ...activity.parts()],
-        metadata: metadata({
-          ...(aborted ? { aborted: true } : {}),
-          ...(failure ? { error: failure } : {}),
-        }),
+        metadata: {
+          ...metadata({
+            ...(aborted ? { aborted: true } : {}),
+            ...(failure || interrupted ? { error: failure ?? INTERRUPTED_BY_RESTART } : {}),
+          }),
+          ...(interrupted && { interrupted: 'restart' }),
+        },
       } as UiMessage
       try {
-        const saved = await Sessions.appendTurn(
-          db,
-          session.id,
-          [request.message, redactChunk(assistant, deps.redactor)],
-          titleFrom(request.message),
-        )
-        savedRevision = saved.revision
+        const saved = await saveLiveTurn(db, {
+          sessionId: session.id,
+          turnId,
+          messages: [request.message, redactChunk(assistant, deps.redactor)],
+          title: titleFrom(request.message),
+        })
+        if (saved) savedRevision = saved.revision
+        else deps.log.warn('turn closed elsewhere; not saved again', { turnId })
       } catch (error) {
         deps.log.error('could not save the turn', { turnId, sessionId: session.id, error })
       } finally {

@@ -13,6 +13,7 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/tasks/:id/retry': "queues the named task's prompt and settings again",
   'POST /api/schedules/:id/run': "queues the named schedule's task now",
   'POST /api/sessions/:id/turns/:turnId/undo': 'undoes the turn the path names, once',
+  'POST /api/sessions/:id/stop': 'stops the running turn of the session the path names',
   'POST /api/workspaces/:id/docs/import':
     "imports the Markdown of the workspace's own repository; the path names everything",
   'POST /api/autonomy/reconcile': 'reconciles every workspace; there is nothing to choose',

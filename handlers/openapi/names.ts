@@ -7,6 +7,7 @@ import * as fields from '../../runtime/contracts/fields.ts'
 import * as health from '../../runtime/contracts/health.ts'
 import * as memories from '../../runtime/contracts/memories.ts'
 import * as hooks from '../../runtime/contracts/hooks.ts'
+import * as liveTurns from '../../runtime/contracts/live-turns.ts'
 import * as models from '../../runtime/contracts/models.ts'
 import * as schedules from '../../runtime/contracts/schedules.ts'
 import * as secrets from '../../runtime/contracts/secrets.ts'
@@ -32,6 +33,7 @@ const MODULES = [
   health,
   memories,
   hooks,
+  liveTurns,
   models,
   schedules,
   secrets,

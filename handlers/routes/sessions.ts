@@ -50,6 +50,10 @@ export const sessions = new Hono<AppEnv>()
       return c.json(await Sessions.patch(c.var.db, id, input), 200)
     },
   )
+  // Stops the session's running turn from any client; closing the page that started it does not.
+  .post('/:id/stop', validate('param', SessionParams), async (c) =>
+    c.json(await c.var.host.chatStop({ sessionId: c.req.valid('param').id }), 200),
+  )
   .delete('/:id', validate('param', SessionParams), async (c) => {
     const { id } = c.req.valid('param')
     const session = await Sessions.getSummary(c.var.db, id)

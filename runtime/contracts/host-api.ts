@@ -8,6 +8,7 @@ import { AgentToolStatuses } from './agents.ts'
 import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
 import { ReconcileReport } from './autonomy.ts'
 import { ChatRequest } from './chat.ts'
+import { ChunkNumber, StoppedTurn } from './live-turns.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
@@ -35,6 +36,10 @@ export const HostHealth = z.object({
 export type HostHealth = z.infer<typeof HostHealth>
 
 export const HostModels = CatalogRead
+
+/** A client joining a session's live turn after chunk `after` (0: from its start). */
+export const JoinTurnBody = z.strictObject({ sessionId: SessionId, after: ChunkNumber })
+export const StopTurnBody = z.strictObject({ sessionId: SessionId })
 
 export const DeletedThreads = z.object({ deleted: z.number() })
 
@@ -117,13 +122,33 @@ export const hostRoutes = {
     timeoutMs: 10_000,
     does: 'read the model catalog',
   },
-  /** Starts a turn; the answer is its UI-message stream. */
+  /**
+   * Starts a turn; the answer is its UI-message stream. The turn runs on whatever happens to
+   * this request (runs/live-turns.ts); a second one in the same session is a 409.
+   */
   chat: {
     method: 'POST',
     path: '/internal/chat',
     input: ChatRequest,
     stream: true,
     does: 'start the chat turn',
+  },
+  /** Joins the session's live turn: 204 when none runs here, else its stream after `after`. */
+  chatStream: {
+    method: 'POST',
+    path: '/internal/chat/stream',
+    input: JoinTurnBody,
+    stream: true,
+    does: 'join the running turn',
+  },
+  /** Stops the session's live turn, whichever client started it; it is saved as stopped. */
+  chatStop: {
+    method: 'POST',
+    path: '/internal/chat/stop',
+    input: StopTurnBody,
+    output: StoppedTurn,
+    timeoutMs: 10_000,
+    does: 'stop the turn',
   },
   /** The canonical repository path inside the workspace root, or a 400. */
   resolveWorkspace: {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { SessionId, WorkspaceId } from '../ids.ts'
 import { Title } from './fields.ts'
+import type { LiveTurnRef, LiveTurnView } from './live-turns.ts'
 import { isStorable, UNSTORABLE_MESSAGE } from './storable-text.ts'
 
 /**
@@ -70,6 +71,12 @@ export type SessionSummary = {
   archivedAt: string | null
   createdAt: string
   updatedAt: string
+  /** The turn running in this session now, or null (runtime/contracts/live-turns.ts). */
+  liveTurn: LiveTurnRef | null
 }
 
-export type Session = SessionSummary & { messages: UiMessage[] }
+/** A session with its saved messages; a running turn's user message is on `liveTurn` until saved. */
+export type Session = Omit<SessionSummary, 'liveTurn'> & {
+  messages: UiMessage[]
+  liveTurn: LiveTurnView | null
+}

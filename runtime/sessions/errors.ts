@@ -12,3 +12,13 @@ export const WorkspaceMismatch = AppError.define(
   400,
   'the session belongs to a different workspace',
 )
+export const TurnInProgress = AppError.define(
+  'TURN_IN_PROGRESS',
+  409,
+  'a reply is still being written in this session; wait for it to finish or stop it',
+)
+export const HostStopping = AppError.define(
+  'HOST_STOPPING',
+  409,
+  'popagent is restarting; send the message again in a moment',
+)

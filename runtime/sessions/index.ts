@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from '../../db/drizzle-orm.ts'
+import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { DEFAULT_WORKSPACE_ID } from '../../db/data-migrations/0002-register-default-workspace.ts'
 import { rawRowMapper, rowsOf } from '../../db/rows.ts'
-import { sessionMessages, sessions } from '../../db/schema/index.ts'
+import { liveTurns, sessionMessages, sessions } from '../../db/schema/index.ts'
+import type { LiveTurnRef } from '../contracts/live-turns.ts'
 import type {
   CreateSessionInput,
   ListSessionsQuery,
@@ -30,7 +31,16 @@ const numbered = (messages: UiMessage[]) =>
 
 const toRow = rawRowMapper(sessions)
 
-function toSummary(row: Row): SessionSummary {
+/** The live turn's columns a summary shows, read beside the session's row by a left join. */
+const liveColumns = { turnId: liveTurns.turnId, startedAt: liveTurns.startedAt }
+type LiveColumns = { turnId: string | null; startedAt: Date | null } | null
+
+const liveRef = (live: LiveColumns): LiveTurnRef | null =>
+  live?.turnId && live.startedAt
+    ? { turnId: live.turnId, startedAt: live.startedAt.toISOString() }
+    : null
+
+function toSummary(row: Row, live: LiveColumns = null): SessionSummary {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -41,14 +51,16 @@ function toSummary(row: Row): SessionSummary {
     archivedAt: row.archivedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    liveTurn: liveRef(live),
   }
 }
 
 /** Newest first, active or archived, optionally in one workspace; never more than the cap. */
 export async function list(db: Db, query: ListSessionsQuery): Promise<SessionSummary[]> {
   const rows = await db
-    .select()
+    .select({ session: sessions, live: liveColumns })
     .from(sessions)
+    .leftJoin(liveTurns, eq(liveTurns.sessionId, sessions.id))
     .where(
       and(
         query.status === 'archived' ? isNotNull(sessions.archivedAt) : isNull(sessions.archivedAt),
@@ -57,23 +69,37 @@ export async function list(db: Db, query: ListSessionsQuery): Promise<SessionSum
     )
     .orderBy(desc(sessions.updatedAt), desc(sessions.id))
     .limit(query.limit)
-  return rows.map(toSummary)
+  return rows.map((r) => toSummary(r.session, r.live))
 }
 
 export async function get(db: Db, id: string): Promise<Session | undefined> {
   // One statement, so the row and its messages are of one moment: a row per message, the
   // session's columns beside each. Aggregating them into one array in the database instead took
-  // over ten times as long at 2 MB of messages.
+  // over ten times as long at 2 MB of messages. A running turn joins the first row only (its
+  // user's message is not repeated on every row), which ordering by position puts first.
   const rows = await db
-    .select({ session: sessions, message: sessionMessages.message })
+    .select({
+      session: sessions,
+      message: sessionMessages.message,
+      live: { ...liveColumns, message: liveTurns.message },
+    })
     .from(sessions)
     .leftJoin(sessionMessages, eq(sessionMessages.sessionId, sessions.id))
+    .leftJoin(
+      liveTurns,
+      and(
+        eq(liveTurns.sessionId, sessions.id),
+        or(isNull(sessionMessages.position), eq(sessionMessages.position, 0)),
+      ),
+    )
     .where(eq(sessions.id, id))
     .orderBy(asc(sessionMessages.position))
   const [first] = rows
   if (!first) return undefined
   const messages = rows.flatMap((r) => (r.message === null ? [] : [r.message as UiMessage]))
-  return { ...toSummary(first.session), messages }
+  const live = liveRef(first.live)
+  const liveTurn = live && { ...live, message: first.live!.message as UiMessage }
+  return { ...toSummary(first.session), messages, liveTurn }
 }
 
 /**
@@ -82,8 +108,12 @@ export async function get(db: Db, id: string): Promise<Session | undefined> {
  * the first cost about 30 ms at 50 coding turns (bench `session-growth`).
  */
 export async function getSummary(db: Db, id: string): Promise<SessionSummary | undefined> {
-  const [row] = await db.select().from(sessions).where(eq(sessions.id, id))
-  return row && toSummary(row)
+  const [row] = await db
+    .select({ session: sessions, live: liveColumns })
+    .from(sessions)
+    .leftJoin(liveTurns, eq(liveTurns.sessionId, sessions.id))
+    .where(eq(sessions.id, id))
+  return row && toSummary(row.session, row.live)
 }
 
 /** The workspace of the most recently updated active session; none before the first session. */
@@ -109,7 +139,7 @@ export async function create(db: Db, input: CreateSessionInput): Promise<Session
         titleLocked: input.title !== undefined,
       })
       .returning()
-    return { ...toSummary(row!), messages: [] }
+    return { ...toSummary(row!), messages: [], liveTurn: null }
   } catch (error) {
     if (pgErrorCode(error) === PG_FOREIGN_KEY_VIOLATION)
       throw new WorkspaceNotFound({ workspaceId })
@@ -147,9 +177,20 @@ export async function save(db: Db, id: string, input: SaveSessionInput): Promise
       sql`insert into ${sessionMessages} (session_id, position, message)
         select ${id}, (m.ordinality - 1)::integer, m.value from ${numbered(input.messages)}`,
     )
-    return row
+    const [live] = await tx
+      .select({ ...liveColumns, message: liveTurns.message })
+      .from(liveTurns)
+      .where(eq(liveTurns.sessionId, id))
+    return { row, live }
   })
-  if (saved) return { ok: true, session: { ...toSummary(saved), messages: input.messages } }
+  if (saved) {
+    const ref = liveRef(saved.live ?? null)
+    const liveTurn = ref && { ...ref, message: saved.live!.message as UiMessage }
+    return {
+      ok: true,
+      session: { ...toSummary(saved.row), messages: input.messages, liveTurn },
+    }
+  }
   const current = await get(db, id)
   if (!current) throw new SessionNotFound({ id })
   return { ok: false, reason: 'conflict', session: current }
@@ -186,10 +227,15 @@ export async function appendTurn(
         m.value
       from updated, ${numbered(messages)}
     )
-    select * from updated`)
+    select updated.*, ${liveTurns.turnId} as live_turn_id, ${liveTurns.startedAt} as live_started_at
+    from updated left join ${liveTurns} on ${liveTurns.sessionId} = updated.id`)
   const [row] = rowsOf<Record<string, unknown>>(result)
   if (!row) throw new SessionNotFound({ id })
-  return toSummary(toRow(row))
+  const { live_turn_id: turnId, live_started_at: startedAt, ...session } = row
+  return toSummary(toRow(session), {
+    turnId: (turnId as string | null) ?? null,
+    startedAt: startedAt ? new Date(startedAt as string) : null,
+  })
 }
 
 /** Ids of every session (active and archived) in one workspace. */

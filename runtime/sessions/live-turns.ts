@@ -1,0 +1,117 @@
+import { and, eq, inArray, notInArray, or, sql } from '../../db/drizzle-orm.ts'
+import type { Db } from '../../db/index.ts'
+import { liveTurns } from '../../db/schema/index.ts'
+import type { SessionSummary, UiMessage } from '../contracts/sessions.ts'
+import { createId } from '../ids.ts'
+import { appendTurn } from './index.ts'
+
+/**
+ * The durable side of a live turn (db/schema/live-turns.ts): the row claimed when a turn starts,
+ * kept fresh while its host runs it, and removed in the same transaction that saves the turn.
+ * The host keeps the turn itself in memory (compute-host/runs/live-turns.ts).
+ */
+
+/** What the reply of a turn no host finished says, as the error the transcript shows. */
+export const INTERRUPTED_BY_RESTART =
+  'popagent restarted before this reply finished, so the turn was interrupted. Send the message again to retry.'
+
+export type LiveTurnClaim = { sessionId: string; turnId: string; host: string; message: UiMessage }
+
+/** Claims the session for a new turn; false when a turn already runs in it (on any host). */
+export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boolean> {
+  const rows = await db
+    .insert(liveTurns)
+    .values(claim)
+    .onConflictDoNothing({ target: liveTurns.sessionId })
+    .returning({ turnId: liveTurns.turnId })
+  return rows.length === 1
+}
+
+/**
+ * Saves a finished turn's messages and clears its mark, in one transaction, so a crash leaves
+ * either the mark (and recovery saves the user's message) or the saved turn, never both or
+ * neither. Answers undefined, saving nothing, when the mark is gone: recovery closed the turn
+ * elsewhere (its host was cut off from the database past the lease) and saved it already.
+ */
+export async function saveLiveTurn(
+  db: Db,
+  turn: { sessionId: string; turnId: string; messages: UiMessage[]; title?: string | undefined },
+): Promise<SessionSummary | undefined> {
+  return db.transaction(async (tx) => {
+    const released = await tx
+      .delete(liveTurns)
+      .where(and(eq(liveTurns.sessionId, turn.sessionId), eq(liveTurns.turnId, turn.turnId)))
+      .returning({ turnId: liveTurns.turnId })
+    if (released.length === 0) return undefined
+    return appendTurn(tx as unknown as Db, turn.sessionId, turn.messages, turn.title)
+  })
+}
+
+/** Clears the mark of a turn that never started streaming (it failed to prepare): nothing saved. */
+export async function releaseLiveTurn(db: Db, turn: { sessionId: string; turnId: string }) {
+  await db
+    .delete(liveTurns)
+    .where(and(eq(liveTurns.sessionId, turn.sessionId), eq(liveTurns.turnId, turn.turnId)))
+}
+
+/** Renews the marks of the turns this host runs; answers the ids it still holds. */
+export async function beatLiveTurns(db: Db, host: string, turnIds: string[]): Promise<string[]> {
+  if (turnIds.length === 0) return []
+  const rows = await db
+    .update(liveTurns)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(liveTurns.host, host), inArray(liveTurns.turnId, turnIds)))
+    .returning({ turnId: liveTurns.turnId })
+  return rows.map((r) => r.turnId)
+}
+
+export type RecoveredTurn = { sessionId: string; turnId: string; host: string }
+
+/**
+ * Closes the turns no host runs any more: any host's whose mark was not renewed for `leaseMs`
+ * (that host is gone), and, when given, this host's own rows (`hostRows`: it just restarted, so
+ * none of them runs) or every row (`everyRow`: the embedded database, one process at a time);
+ * `running` are never closed. Each gets its user's message and an assistant message saying a
+ * restart interrupted it, appended in the transaction that clears its mark; rows another host is
+ * closing at the same moment are skipped (SKIP LOCKED), so a turn is closed once.
+ */
+export async function recoverLiveTurns(
+  db: Db,
+  options: { hostRows?: string; everyRow?: boolean; running: string[]; leaseMs: number },
+): Promise<RecoveredTurn[]> {
+  return db.transaction(async (tx) => {
+    const stale = sql`${liveTurns.heartbeatAt} < now() - make_interval(secs => ${options.leaseMs / 1000})`
+    const rows = await tx
+      .select()
+      .from(liveTurns)
+      .where(
+        and(
+          options.everyRow
+            ? undefined
+            : options.hostRows
+              ? or(eq(liveTurns.host, options.hostRows), stale)
+              : stale,
+          options.running.length > 0 ? notInArray(liveTurns.turnId, options.running) : undefined,
+        ),
+      )
+      .for('update', { skipLocked: true })
+    for (const row of rows) {
+      await tx.delete(liveTurns).where(eq(liveTurns.sessionId, row.sessionId))
+      await appendTurn(tx as unknown as Db, row.sessionId, [
+        row.message as UiMessage,
+        interruptedReply(row.turnId),
+      ])
+    }
+    return rows.map(({ sessionId, turnId, host }) => ({ sessionId, turnId, host }))
+  })
+}
+
+/** The assistant message that stands for a reply a restart lost. */
+function interruptedReply(turnId: string): UiMessage {
+  return {
+    id: createId('message'),
+    role: 'assistant',
+    parts: [],
+    metadata: { turnId, interrupted: 'restart', error: INTERRUPTED_BY_RESTART },
+  }
+}
