@@ -1,7 +1,10 @@
+import { A } from '@solidjs/router'
 import { createSignal, For, Show } from 'solid-js'
 import type { Schedule } from '../../../runtime/contracts/schedules.ts'
+import type { TaskState } from '../../../runtime/contracts/tasks.ts'
+import { LIVE_TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
 import { ConfirmAction } from '../components/confirm-action.tsx'
-import { inZone } from '../components/dates.ts'
+import { inZone, when } from '../components/dates.ts'
 import { createPolling } from '../components/polling.ts'
 import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote } from '../components/status.tsx'
@@ -14,23 +17,31 @@ import {
   getSchedules,
   patchSchedule,
   refreshSchedules,
+  runSchedule,
 } from '../queries/schedules.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
-import { CreateSchedule } from '../schedules/schedule-form.tsx'
+import { ScheduleForm } from '../schedules/schedule-form.tsx'
 import './admin.css'
 
+const LIVE: readonly TaskState[] = LIVE_TASK_STATES
+
 /**
- * Cron schedules: the list with the server's timezone, enable/disable and delete per row, and a
- * create form whose cron expression is checked by the compute host as it is typed.
+ * Cron schedules: the list with the server's timezone and each one's last run, enable/disable,
+ * run now, edit and delete per row, and a create form whose cron expression is checked by the
+ * compute host as it is typed.
  */
 export default function Schedules() {
   const schedules = createData(() => getSchedules())
   const workspaces = createData(() => getWorkspaces())
   const models = createData(() => getModels())
-  // A schedule just enabled gets its next run from the host's scheduler within about a second.
+  // A schedule just enabled gets its next run from the host's scheduler within about a second;
+  // a last run still in flight shows its state as it ends.
   createPolling(refreshSchedules, () =>
-    (schedules.data()?.schedules ?? []).some((s) => s.enabled && !s.nextRunAt),
+    (schedules.data()?.schedules ?? []).some(
+      (s) => (s.enabled && !s.nextRunAt) || (s.lastTask && LIVE.includes(s.lastTask.state)),
+    ),
   )
+  const [editing, setEditing] = createSignal<Schedule>()
   const [previewZone, setPreviewZone] = createSignal<string>()
   // Every schedule carries the server's timezone; with none listed yet, the preview tells it.
   const timezone = () =>
@@ -46,6 +57,14 @@ export default function Schedules() {
       setRowError(describeError(err))
       // The checkbox shows what was clicked: the list read again shows what the server holds.
       await refreshSchedules()
+    }
+  }
+  const runNow = async (s: Schedule) => {
+    setRowError(undefined)
+    try {
+      await runSchedule(s.id)
+    } catch (err) {
+      setRowError(describeError(err))
     }
   }
 
@@ -68,6 +87,17 @@ export default function Schedules() {
       </div>
       <ErrorNote error={schedules.error()} />
       <ErrorNote error={rowError()} />
+      <Show when={editing()} keyed>
+        {(s) => (
+          <ScheduleForm
+            workspaces={workspaces.data()?.workspaces ?? []}
+            models={models.data()?.models ?? []}
+            onTimezone={setPreviewZone}
+            schedule={s}
+            onDone={() => setEditing(undefined)}
+          />
+        )}
+      </Show>
       <Show when={schedules.data()}>
         {(list) => (
           <Show when={list().schedules.length > 0} fallback={<Empty>No schedules yet.</Empty>}>
@@ -79,6 +109,7 @@ export default function Schedules() {
                   <th>Cron</th>
                   <th>Enabled</th>
                   <th class="nowrap">Next run</th>
+                  <th class="nowrap">Last run</th>
                   <th class="hide-narrow">Max attempts</th>
                   <th class="hide-narrow">Source</th>
                   <th class="hide-narrow">Workspace</th>
@@ -115,19 +146,49 @@ export default function Schedules() {
                           ? 'being computed'
                           : '—'}
                     </td>
+                    <td class="nowrap">
+                      <Show when={s.lastTask} fallback="—">
+                        {(last) => (
+                          <A href={`/tasks/${last().id}`} title={`Task ${last().id}`}>
+                            <StateBadge state={last().state} /> {when(last().createdAt)}
+                          </A>
+                        )}
+                      </Show>
+                    </td>
                     <td class="hide-narrow">{s.maxAttempts}</td>
                     <td class="hide-narrow">{s.source}</td>
                     <td class="hide-narrow">{workspaceName(s.workspaceId)}</td>
                     <td>
-                      <Show when={s.source === 'user'} fallback={<span class="muted">system</span>}>
-                        <ConfirmAction
-                          label="Delete"
-                          name={`Delete ${s.name}`}
-                          question={`Delete “${s.name}”?`}
-                          confirmLabel="Yes, delete"
-                          onConfirm={() => deleteSchedule(s.id)}
-                        />
-                      </Show>
+                      <div class="actions">
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Run ${s.name} now`}
+                          onClick={() => void runNow(s)}
+                        >
+                          Run now
+                        </button>
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Edit ${s.name}`}
+                          onClick={() => setEditing(s)}
+                        >
+                          Edit
+                        </button>
+                        <Show
+                          when={s.source === 'user'}
+                          fallback={<span class="muted">system</span>}
+                        >
+                          <ConfirmAction
+                            label="Delete"
+                            name={`Delete ${s.name}`}
+                            question={`Delete “${s.name}”?`}
+                            confirmLabel="Yes, delete"
+                            onConfirm={() => deleteSchedule(s.id)}
+                          />
+                        </Show>
+                      </div>
                     </td>
                   </tr>
                 )}
@@ -136,7 +197,7 @@ export default function Schedules() {
           </Show>
         )}
       </Show>
-      <CreateSchedule
+      <ScheduleForm
         workspaces={workspaces.data()?.workspaces ?? []}
         models={models.data()?.models ?? []}
         onTimezone={setPreviewZone}

@@ -1,64 +1,43 @@
-import { A, useNavigate, useParams } from '@solidjs/router'
-import { createSignal, For, Show } from 'solid-js'
+import { A, useParams } from '@solidjs/router'
+import { For, Show, untrack } from 'solid-js'
 import type { TaskState } from '../../../runtime/contracts/tasks.ts'
-import {
-  CANCELLABLE_TASK_STATES,
-  LIVE_TASK_STATES,
-  RESOLVABLE_TASK_STATES,
-  TERMINAL_TASK_STATES,
-} from '../../../runtime/contracts/task-enums.ts'
-import { ConfirmAction } from '../components/confirm-action.tsx'
+import { LIVE_TASK_STATES } from '../../../runtime/contracts/task-enums.ts'
 import { when } from '../components/dates.ts'
 import { createPolling } from '../components/polling.ts'
 import { StateBadge } from '../components/state-badge.tsx'
-import { ErrorNote, Notice } from '../components/status.tsx'
+import { ErrorNote } from '../components/status.tsx'
 import { Empty } from '../components/list-table.tsx'
-import { describeError } from '../forms/submission.ts'
+import { Markdown } from '../markdown/markdown.tsx'
 import { createData } from '../queries/data.ts'
-import {
-  cancelTask,
-  deleteTask,
-  getTaskWorkflow,
-  refreshTask,
-  resolveTask,
-} from '../queries/tasks.ts'
-import { UsageLine } from '../components/usage-cost.tsx'
-import { getRunUsage } from '../queries/observability.ts'
+import { getTaskWorkflow, refreshTask } from '../queries/tasks.ts'
+import { getWorkspaces } from '../queries/workspaces.ts'
 import { ActivityItem } from '../tasks/activity-item.tsx'
-import { ResolveForm } from '../tasks/resolve-form.tsx'
+import { TaskActions } from '../tasks/task-actions.tsx'
+import { TaskFields } from '../tasks/task-fields.tsx'
+import { stepsLine, stepsOf } from '../tasks/task-summary.ts'
+import { TaskUsage } from '../tasks/task-usage.tsx'
 import { WorkflowPhases } from '../tasks/workflow-phases.tsx'
 import './admin.css'
 
-const CANCELLABLE: readonly TaskState[] = CANCELLABLE_TASK_STATES
-const RESOLVABLE: readonly TaskState[] = RESOLVABLE_TASK_STATES
-const DELETABLE: readonly TaskState[] = TERMINAL_TASK_STATES
 const LIVE: readonly TaskState[] = LIVE_TASK_STATES
 
-/** One task: its fields, prompt, result, last error, activity transcript and the actions its state allows. */
+/**
+ * One task, its result first: the answer as Markdown, what it ran on and used, and what the owner
+ * can do next; the prompt, the fields and the transcript are collapsed below it.
+ */
 export default function TaskDetail() {
   const params = useParams()
-  const navigate = useNavigate()
   const workflow = createData(() => getTaskWorkflow(params.id!))
+  const workspaces = createData(() => getWorkspaces())
   const task = () => workflow.data()?.task
-  createPolling(
-    () => refreshTask(params.id!),
-    () => {
-      const t = task()
-      return !!t && LIVE.includes(t.state)
-    },
-  )
-  const [notice, setNotice] = createSignal<string>()
-  const [actionError, setActionError] = createSignal<unknown>()
-  const act = async (run: () => Promise<unknown>, done: string) => {
-    setActionError(undefined)
-    setNotice(undefined)
-    try {
-      await run()
-      setNotice(done)
-    } catch (err) {
-      setActionError(describeError(err, { evidence: 'Evidence' }))
-    }
+  const live = () => {
+    const t = task()
+    return !!t && LIVE.includes(t.state)
   }
+  createPolling(() => refreshTask(params.id!), live)
+  const workspace = (id: string) =>
+    workspaces.data()?.workspaces.find((w) => w.id === id)?.name ?? id
+  const steps = () => stepsOf(workflow.data()?.activity ?? [], task()?.attemptCount ?? 0)
 
   return (
     <section class="stack admin">
@@ -73,145 +52,70 @@ export default function TaskDetail() {
               <h1>{t().title}</h1>
               <StateBadge state={t().state} />
             </div>
-            <div class="card stack">
-              <dl class="fields">
-                <dt>Id</dt>
-                <dd class="mono">{t().id}</dd>
-                <dt>State</dt>
-                <dd>{t().state}</dd>
-                <dt>Kind</dt>
-                <dd>{t().kind}</dd>
-                <dt>Source</dt>
-                <dd>{t().source}</dd>
-                <dt>Workspace</dt>
-                <dd class="mono">{t().workspaceId}</dd>
-                <dt>Model</dt>
-                <dd>{t().model ?? 'default'}</dd>
-                <dt>Attempts</dt>
-                <dd>
-                  {t().attemptCount} of {t().maxAttempts}
-                </dd>
-                <TaskUsage taskId={t().id} version={t().attemptCount} />
-                <Show when={t().waiting}>
-                  {(waiting) => (
-                    <>
-                      <dt>Waiting</dt>
-                      <dd aria-label="Waiting">
-                        for a transient <strong>{waiting().errorClass}</strong> failure to clear;
-                        next attempt {when(waiting().nextAttemptAt)}
-                      </dd>
-                    </>
-                  )}
-                </Show>
-                <dt>Created</dt>
-                <dd>{when(t().createdAt)}</dd>
-                <dt>Finished</dt>
-                <dd>{when(t().finishedAt)}</dd>
-                <Show when={t().parentTaskId}>
-                  {(parent) => (
-                    <>
-                      <dt>Remediates</dt>
-                      <dd>
-                        <A href={`/tasks/${parent()}`} class="mono">
-                          {parent()}
-                        </A>
-                      </dd>
-                    </>
-                  )}
-                </Show>
-                <Show when={t().scheduleId}>
-                  {(schedule) => (
-                    <>
-                      <dt>Schedule</dt>
-                      <dd class="mono">{schedule()}</dd>
-                    </>
-                  )}
-                </Show>
-                <Show when={t().resolvedAt}>
-                  <dt>Resolved</dt>
-                  <dd>{when(t().resolvedAt)}</dd>
-                </Show>
-              </dl>
-            </div>
-
-            <div class="card stack" aria-label="Actions">
-              <h2>Actions</h2>
-              <div class="actions">
-                <Show when={CANCELLABLE.includes(t().state)}>
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() => act(() => cancelTask(t().id), 'Cancellation requested.')}
-                  >
-                    Cancel task
-                  </button>
-                </Show>
-                <Show when={t().state === 'cancelling'}>
-                  <span class="muted">Cancelling: waiting for the running attempt to stop…</span>
-                </Show>
-                <Show when={DELETABLE.includes(t().state)}>
-                  <ConfirmAction
-                    label="Delete task"
-                    question="Delete this task and its transcript?"
-                    confirmLabel="Yes, delete"
-                    onConfirm={async () => {
-                      await deleteTask(t().id)
-                      navigate('/tasks')
-                    }}
-                  />
-                </Show>
-              </div>
-              <Show when={RESOLVABLE.includes(t().state)}>
-                <ResolveForm
-                  onResolve={(evidence) =>
-                    act(() => resolveTask(t().id, evidence), 'Resolved with your evidence.')
-                  }
-                />
-              </Show>
-              <Show when={notice()}>{(n) => <Notice>{n()}</Notice>}</Show>
-              <ErrorNote error={actionError()} />
-            </div>
+            <p class="muted" aria-label="Summary">
+              In <strong>{workspace(t().workspaceId)}</strong>
+              <Show when={steps().agent}>{(agent) => <> by {agent()}</>}</Show>
+              <Show when={stepsLine(steps(), live())}>{(line) => <> · {line()}</>}</Show> ·{' '}
+              {t().finishedAt
+                ? `finished ${when(t().finishedAt)}`
+                : `queued ${when(t().createdAt)}`}
+              <br />
+              <TaskUsage task={t()} />
+            </p>
+            <TaskActions task={t()} />
+            <Show when={t().waiting}>
+              {(waiting) => (
+                <p aria-label="Waiting">
+                  Waiting for a transient <strong>{waiting().errorClass}</strong> failure to clear;
+                  next attempt {when(waiting().nextAttemptAt)}
+                </p>
+              )}
+            </Show>
 
             <div class="card stack">
-              <h2>Prompt</h2>
-              <pre class="box">{t().prompt}</pre>
-              <Show when={t().result}>
+              <h2>Result</h2>
+              <Show
+                when={t().result}
+                fallback={<Empty>{live() ? 'No result yet.' : 'This task left no result.'}</Empty>}
+              >
                 {(result) => (
-                  <>
-                    <h2>Result</h2>
-                    <pre class="box" aria-label="Result">
-                      {result()}
-                    </pre>
-                  </>
-                )}
-              </Show>
-              <Show when={t().lastError}>
-                {(error) => (
-                  <>
-                    <h2>Last error</h2>
-                    <p>
-                      <StateBadge state="refused">{t().lastErrorClass ?? 'error'}</StateBadge>
-                    </p>
-                    <pre class="box error">{error()}</pre>
-                  </>
-                )}
-              </Show>
-              <Show when={t().resolutionEvidence}>
-                {(evidence) => (
-                  <>
-                    <h2>Resolution evidence</h2>
-                    <pre class="box">{evidence()}</pre>
-                  </>
+                  <div aria-label="Result">
+                    <Markdown text={result()} />
+                  </div>
                 )}
               </Show>
             </div>
+            <Show when={t().lastError}>
+              {(error) => (
+                <div class="card stack">
+                  <h2>Last error</h2>
+                  <p>
+                    <StateBadge state="refused">{t().lastErrorClass ?? 'error'}</StateBadge>
+                  </p>
+                  <pre class="box error">{error()}</pre>
+                </div>
+              )}
+            </Show>
+            <Show when={t().resolutionEvidence}>
+              {(evidence) => (
+                <div class="card stack">
+                  <h2>Resolution evidence</h2>
+                  <pre class="box">{evidence()}</pre>
+                </div>
+              )}
+            </Show>
 
             <Show when={(workflow.data()?.phases.length ?? 0) > 0}>
               <WorkflowPhases phases={workflow.data()!.phases} />
             </Show>
 
-            <div class="card stack">
-              <h2>Transcript</h2>
+            <details class="card stack">
+              <summary>Prompt and details</summary>
+              <TaskFields task={t()} workspace={workspace(t().workspaceId)} />
+            </details>
+            {/* Open while the task runs, to watch it; never closed under the owner's eyes. */}
+            <details class="card stack" open={untrack(live)}>
+              <summary>Transcript</summary>
               <Show
                 when={(workflow.data()?.activity.length ?? 0) > 0}
                 fallback={<Empty>No activity recorded yet.</Empty>}
@@ -220,23 +124,10 @@ export default function TaskDetail() {
                   <For each={workflow.data()?.activity}>{(a) => <ActivityItem item={a} />}</For>
                 </ol>
               </Show>
-            </div>
+            </details>
           </>
         )}
       </Show>
     </section>
-  )
-}
-
-/** The task's tokens and cost over all its attempts, from the observability database. */
-function TaskUsage(props: { taskId: string; version: number }) {
-  const usage = createData(() => getRunUsage({ taskId: props.taskId }, props.version))
-  return (
-    <>
-      <dt>Usage</dt>
-      <dd>
-        <UsageLine report={usage.data()} label="All attempts" />
-      </dd>
-    </>
   )
 }

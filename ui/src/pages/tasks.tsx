@@ -15,12 +15,16 @@ import { createData } from '../queries/data.ts'
 import { getModels } from '../queries/models.ts'
 import { createTask, getTasks, refreshTasks } from '../queries/tasks.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
+import { firstLine } from '../tasks/first-line.ts'
 import './admin.css'
 
 const FILTERS = TASK_STATES
 const LIVE: readonly TaskState[] = LIVE_TASK_STATES
 
-/** Background tasks: the live list (polled while work is in flight) and a form to queue one. */
+/**
+ * Background tasks: the live list (polled while work is in flight), each with the first line of
+ * its result (or error), and a form to queue one.
+ */
 export default function Tasks() {
   const [state, setState] = createSignal<TaskState | ''>('')
   const tasks = createData(() => getTasks(state() || undefined))
@@ -74,6 +78,13 @@ export default function Tasks() {
                       <Show when={t.kind === 'remediation'}>
                         {' '}
                         <span class="badge">remediation</span>
+                      </Show>
+                      <Show when={firstLine(t.result) ?? firstLine(t.lastError)}>
+                        {(line) => (
+                          <div class="muted" classList={{ error: !t.result }} data-first-line>
+                            {line()}
+                          </div>
+                        )}
                       </Show>
                     </td>
                     <td>

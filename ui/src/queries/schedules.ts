@@ -29,3 +29,10 @@ export async function deleteSchedule(id: string) {
   await ok(api.schedules[':id'].$delete({ param: { id } }))
   await refreshSchedules()
 }
+
+/** Queues the schedule's task now; the list then links to it as the last run. */
+export async function runSchedule(id: string) {
+  const task = await ok(api.schedules[':id'].run.$post({ param: { id } }))
+  await refreshSchedules()
+  return task
+}

@@ -36,6 +36,13 @@ export async function resolveTask(id: string, evidence: string) {
   await refreshTask(id)
 }
 
+/** A new task with a finished one's prompt and settings; the page moves to it. */
+export async function retryTask(id: string) {
+  const created = await ok(api.tasks[':id'].retry.$post({ param: { id } }))
+  await refreshTasks()
+  return created
+}
+
 /** The task page leaves for the list, which must not show the deleted task. */
 export async function deleteTask(id: string) {
   await ok(api.tasks[':id'].$delete({ param: { id } }))

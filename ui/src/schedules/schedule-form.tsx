@@ -1,11 +1,11 @@
 import { createEffect, createSignal, For, onCleanup, Show } from 'solid-js'
-import type { CronPreviewAnswer } from '../../../runtime/contracts/schedules.ts'
+import type { CronPreviewAnswer, Schedule } from '../../../runtime/contracts/schedules.ts'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { inZone } from '../components/dates.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import { createForm } from '../forms/create-form.ts'
 import { createSubmission, describeError } from '../forms/submission.ts'
-import { createSchedule, previewCron } from '../queries/schedules.ts'
+import { createSchedule, patchSchedule, previewCron } from '../queries/schedules.ts'
 
 const LABELS = {
   name: 'Name',
@@ -18,26 +18,40 @@ const LABELS = {
 
 type Preview = CronPreviewAnswer | { error: string } | undefined
 
-/** The create form; the host checks the cron expression as it is typed. */
-export function CreateSchedule(props: {
+const valuesOf = (s: Schedule | undefined) => ({
+  name: s?.name ?? '',
+  workspaceId: s?.workspaceId ?? '',
+  cron: s?.cron ?? '0 9 * * 1-5',
+  prompt: s?.prompt ?? '',
+  model: s?.model ?? '',
+  maxAttempts: String(s?.maxAttempts ?? 3),
+  enabled: s?.enabled ?? true,
+})
+
+/**
+ * The create form, or with `schedule` the same form filled in to edit it (a PATCH of the fields
+ * changed; a system schedule takes only its cron and enabled). The host checks the cron
+ * expression as it is typed.
+ */
+export function ScheduleForm(props: {
   workspaces: Pick<Workspace, 'id' | 'name'>[]
   models: string[]
   onTimezone: (tz: string) => void
+  schedule?: Schedule
+  onDone?: () => void
 }) {
-  const form = createForm({
-    name: '',
-    workspaceId: '',
-    cron: '0 9 * * 1-5',
-    prompt: '',
-    model: '',
-    maxAttempts: '3',
-    enabled: true,
-  })
+  // The form is made for one schedule: the page keys it, so another one is a new form.
+  const editing = props.schedule
+  const form = createForm(valuesOf(editing))
   const { busy, error, run } = createSubmission(LABELS)
   const [created, setCreated] = createSignal<string>()
   const [preview, setPreview] = createSignal<Preview>()
   const [checking, setChecking] = createSignal(false)
   const chosenWorkspace = () => form.values.workspaceId || props.workspaces[0]?.id || ''
+  const system = editing !== undefined && editing.source !== 'user'
+  const previewId = editing ? 'cron-preview-edit' : 'cron-preview'
+  // A model the catalog no longer lists stays choosable: the form must show what is stored.
+  const models = () => [...new Set([...(editing?.model ? [editing.model] : []), ...props.models])]
 
   // The host checks the expression as it is typed, 300 ms after the last keystroke; an answer to
   // an older expression never replaces a newer one.
@@ -64,35 +78,55 @@ export function CreateSchedule(props: {
   })
   onCleanup(() => clearTimeout(timer))
 
+  const save = async (s: Schedule) => {
+    const { maxAttempts, model, workspaceId: _fixed, ...rest } = form.changed()
+    await patchSchedule(s.id, {
+      ...rest,
+      ...(maxAttempts !== undefined && { maxAttempts: Number(maxAttempts) }),
+      // An emptied model drops the override; the server's default applies again.
+      ...(model !== undefined && { model: model || null }),
+    })
+    props.onDone?.()
+  }
+  const create = async () => {
+    const { name, cron, prompt, enabled, maxAttempts, model } = form.values
+    const schedule = await createSchedule({
+      name,
+      workspaceId: chosenWorkspace(),
+      cron,
+      prompt,
+      enabled,
+      maxAttempts: Number(maxAttempts),
+      ...(model && { model }),
+    })
+    setCreated(`Created “${schedule.name}”.`)
+    form.set('name', '')
+    form.set('prompt', '')
+  }
   const submit = (e: SubmitEvent) => {
     e.preventDefault()
     setCreated(undefined)
     return run(async () => {
-      const { name, cron, prompt, enabled, maxAttempts, model } = form.values
-      const schedule = await createSchedule({
-        name,
-        workspaceId: chosenWorkspace(),
-        cron,
-        prompt,
-        enabled,
-        maxAttempts: Number(maxAttempts),
-        ...(model && { model }),
-      })
-      setCreated(`Created “${schedule.name}”.`)
-      form.set('name', '')
-      form.set('prompt', '')
+      if (!editing) return create()
+      if (form.changedKeys().length > 0) await save(editing)
+      else props.onDone?.()
     })
   }
 
   return (
-    <form class="card stack" aria-label="New schedule" onSubmit={submit}>
-      <h2>New schedule</h2>
+    <form
+      class="card stack"
+      aria-label={editing ? 'Edit schedule' : 'New schedule'}
+      onSubmit={submit}
+    >
+      <h2>{editing ? `Edit “${editing.name}”` : 'New schedule'}</h2>
       <div class="grid-form">
         <label>
           Name
           <input
             value={form.values.name}
             onInput={(e) => form.set('name', e.currentTarget.value)}
+            disabled={system}
             required
           />
         </label>
@@ -101,6 +135,7 @@ export function CreateSchedule(props: {
           <select
             value={chosenWorkspace()}
             onChange={(e) => form.set('workspaceId', e.currentTarget.value)}
+            disabled={!!editing}
           >
             <For each={props.workspaces}>{(w) => <option value={w.id}>{w.name}</option>}</For>
           </select>
@@ -113,13 +148,13 @@ export function CreateSchedule(props: {
             onInput={(e) => form.set('cron', e.currentTarget.value)}
             spellcheck={false}
             autocomplete="off"
-            aria-describedby="cron-preview"
+            aria-describedby={previewId}
             required
           />
           <span class="field-hint">minute hour day-of-month month day-of-week, or @daily</span>
         </label>
         <div
-          id="cron-preview"
+          id={previewId}
           class="wide"
           classList={{ stale: checking() }}
           aria-live="polite"
@@ -149,6 +184,7 @@ export function CreateSchedule(props: {
             rows={3}
             value={form.values.prompt}
             onInput={(e) => form.set('prompt', e.currentTarget.value)}
+            disabled={system}
             required
           />
         </label>
@@ -157,9 +193,10 @@ export function CreateSchedule(props: {
           <select
             value={form.values.model}
             onChange={(e) => form.set('model', e.currentTarget.value)}
+            disabled={system}
           >
             <option value="">Default</option>
-            <For each={props.models}>{(m) => <option value={m}>{m}</option>}</For>
+            <For each={models()}>{(m) => <option value={m}>{m}</option>}</For>
           </select>
         </label>
         <label>
@@ -170,6 +207,7 @@ export function CreateSchedule(props: {
             max="10"
             value={form.values.maxAttempts}
             onInput={(e) => form.set('maxAttempts', e.currentTarget.value)}
+            disabled={system}
           />
         </label>
         <label class="check">
@@ -183,8 +221,13 @@ export function CreateSchedule(props: {
       </div>
       <div class="actions">
         <button type="submit" disabled={busy()}>
-          Create schedule
+          {editing ? 'Save schedule' : 'Create schedule'}
         </button>
+        <Show when={editing}>
+          <button type="button" class="secondary" onClick={() => props.onDone?.()}>
+            Cancel
+          </button>
+        </Show>
       </div>
       <Show when={created()}>{(c) => <Notice>{c()}</Notice>}</Show>
       <ErrorNote error={error()} />

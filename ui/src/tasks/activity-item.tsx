@@ -5,6 +5,10 @@ import { StateBadge } from '../components/state-badge.tsx'
 import { num, shown, text } from './activity-record.ts'
 import { BudgetLine } from './budget-line.tsx'
 
+type ModelUsage = { inputTokens?: number; outputTokens?: number }
+const usageByModel = (value: unknown) =>
+  value && typeof value === 'object' ? Object.entries(value as Record<string, ModelUsage>) : []
+
 /** One record of a task's transcript: a step, a tool call, a delegation, a guard, usage, … */
 export function ActivityItem(props: { item: TaskActivityRecord }) {
   const r = () => props.item.record
@@ -19,7 +23,10 @@ export function ActivityItem(props: { item: TaskActivityRecord }) {
           <Switch fallback={kind()}>
             <Match when={kind() === 'step'}>
               Step {num(r(), 'step')}
-              <Show when={num(r(), 'maxSteps')}>{(max) => <> of {max()}</>}</Show>
+              {/* The settings' step limit, not a plan: "of 24" would promise 24 steps. */}
+              <Show when={num(r(), 'maxSteps')}>
+                {(max) => <span class="muted"> of at most {max()}</span>}
+              </Show>
             </Match>
             <Match when={kind() === 'tool'}>Tool {text(r(), 'tool')}</Match>
             <Match when={kind() === 'delegation'}>Delegated to {text(r(), 'agentName')}</Match>
@@ -85,7 +92,16 @@ export function ActivityItem(props: { item: TaskActivityRecord }) {
           </details>
         </Match>
         <Match when={kind() === 'usage'}>
-          <pre class="box">{shown(r().byModel)}</pre>
+          <ul class="calls">
+            <For each={usageByModel(r().byModel)}>
+              {([model, used]) => (
+                <li>
+                  <strong>{model}</strong>: {(used.inputTokens ?? 0).toLocaleString()} tokens in ·{' '}
+                  {(used.outputTokens ?? 0).toLocaleString()} out
+                </li>
+              )}
+            </For>
+          </ul>
         </Match>
         <Match when={true}>
           <pre class="box">{shown(r())}</pre>
