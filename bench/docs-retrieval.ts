@@ -56,7 +56,7 @@ async function measure(questions: CorpusQuestion[], search: Search) {
 }
 
 export async function benchDocsRetrieval(mode: BenchMode): Promise<BenchResult[]> {
-  const database = await benchDatabase()
+  const database = await benchDatabase({ needs: 'pgvector' })
   const handle = openNodePostgres(database.url, { max: 2 })
   // The test embeddings the recall bench uses (hashed character trigrams of each word: no
   // synonyms), served over the gateway's protocol and read through the real embeddings client.

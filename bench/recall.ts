@@ -90,7 +90,7 @@ async function latency(recall: Recall, probes: Probe[], settings: MemorySettings
 }
 
 export async function benchRecall({ quick }: BenchMode): Promise<BenchResult[]> {
-  const database = await benchDatabase()
+  const database = await benchDatabase({ needs: 'pgvector' })
   const handle = openNodePostgres(database.url, { max: 4 })
   const embeddings = await startEmbeddingsServer()
   try {

@@ -14,3 +14,17 @@ export type BenchResult = {
 
 /** Options every bench receives: quick mode only proves the bench runs (CI). */
 export type BenchMode = { quick: boolean }
+
+/**
+ * Thrown by a bench that cannot run here (a database without pgvector, say): the run reports
+ * it as skipped, with the reason and how to install what is missing, and goes on with the rest.
+ */
+export class BenchSkipped extends Error {
+  readonly install: string
+
+  constructor(reason: string, install: string) {
+    super(reason)
+    this.name = 'BenchSkipped'
+    this.install = install
+  }
+}

@@ -16,7 +16,7 @@ import { benchFootprint } from './footprint.ts'
 import { benchRecall } from './recall.ts'
 import { benchSessionGrowth } from './session-growth.ts'
 import { benchHeapRetained } from './heap-retained.ts'
-import type { BenchMode, BenchResult } from './result.ts'
+import { BenchSkipped, type BenchMode, type BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
 import { benchTurnLatency } from './turn-latency.ts'
@@ -56,10 +56,19 @@ const machine = {
   loadBefore: loadavg().map((l) => Number(l.toFixed(2))),
 }
 const results: BenchResult[] = []
+// A bench that cannot run here is named with why and what to install; one that breaks is named
+// with its error, and the run exits non-zero. Either way the others still run.
+const skipped: string[] = []
+const failed: string[] = []
 for (const name of only) {
   const began = performance.now()
-  const measured = await benches[name]!({ quick })
-  results.push(...measured)
+  try {
+    results.push(...(await benches[name]!({ quick })))
+  } catch (error) {
+    if (error instanceof BenchSkipped)
+      skipped.push(`${name}: skipped: ${error.message}; ${error.install}`)
+    else failed.push(`${name}: failed: ${(error as Error).stack ?? String(error)}`)
+  }
   console.error(`bench ${name}: ${((performance.now() - began) / 1000).toFixed(1)} s`)
 }
 
@@ -74,8 +83,10 @@ for (const r of results) {
     `${r.name.padEnd(48)} ${figure(r).padStart(11)}  goal ${r.goal} (${mark})  ${r.detail}`,
   )
 }
+for (const line of [...skipped, ...failed]) console.log(line)
+if (failed.length) process.exitCode = 1
 const loadAfter = loadavg().map((l) => Number(l.toFixed(2)))
 await writeFile(
   'bench-results.json',
-  `${JSON.stringify({ quick, at: new Date().toISOString(), machine: { ...machine, loadAfter }, results }, null, 2)}\n`,
+  `${JSON.stringify({ quick, at: new Date().toISOString(), machine: { ...machine, loadAfter }, results, skipped, failed }, null, 2)}\n`,
 )
