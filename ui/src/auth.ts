@@ -25,17 +25,22 @@ export function signalKeyRejected(): void {
 
 /**
  * The login link `popagent start` prints (`/#key=<key>`) hands the key over in the fragment,
- * which never reaches a server. main.tsx takes it before the hash router reads the address,
- * stores it like an entered key, and removes it from the address bar and the history entry so
- * that it is not bookmarked, shared or left on screen.
+ * which never reaches a server. It is stored like an entered key and removed from the address bar
+ * and the history entry, so that it is not bookmarked, shared or left on screen: the address left
+ * is the app's start page (`#/`). main.tsx calls this before the hash router reads the address, and on
+ * each hashchange: the link pasted into a tab already open changes only the fragment.
+ *
+ * Returns whether the stored key changed (what the open pages were refused may now load).
  */
-export function takeKeyFromFragment(): void {
+export function takeKeyFromFragment(): boolean {
   const match = /^#key=([^&]+)$/.exec(location.hash)
-  if (!match) return
+  if (!match) return false
+  const before = storedKey()
   try {
     storeKey(decodeURIComponent(match[1]!))
   } catch {
     // A malformed escape: no key, and the prompt will ask for one.
   }
-  history.replaceState(history.state, '', location.pathname + location.search)
+  history.replaceState(history.state, '', `${location.pathname}${location.search}#/`)
+  return storedKey() !== before
 }
