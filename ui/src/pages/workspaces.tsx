@@ -35,32 +35,34 @@ export default function Workspaces() {
     <section class="stack">
       <h1>Workspaces</h1>
       <ErrorNote error={list.error()} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Path</th>
-            <th>Agents may edit files that run code</th>
-            <th>Id</th>
-          </tr>
-        </thead>
-        <tbody>
-          <For each={list.data()?.workspaces}>
-            {(w) => (
-              <tr classList={{ selected: params.id === w.id }}>
-                <td>
-                  <A href={`/workspaces/${w.id}`}>{w.name}</A>
-                </td>
-                <td>{w.path}</td>
-                <td>
-                  <ExecTriggerSwitch workspace={w} />
-                </td>
-                <td class="mono">{w.id}</td>
-              </tr>
-            )}
-          </For>
-        </tbody>
-      </table>
+      <div class="table-wrap">
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Path</th>
+              <th>Agents may edit files that run code</th>
+              <th>Id</th>
+            </tr>
+          </thead>
+          <tbody>
+            <For each={list.data()?.workspaces}>
+              {(w) => (
+                <tr classList={{ selected: params.id === w.id }}>
+                  <td>
+                    <A href={`/workspaces/${w.id}`}>{w.name}</A>
+                  </td>
+                  <td>{w.path}</td>
+                  <td>
+                    <ExecTriggerSwitch workspace={w} />
+                  </td>
+                  <td class="mono">{w.id}</td>
+                </tr>
+              )}
+            </For>
+          </tbody>
+        </table>
+      </div>
       <p class="muted" id="exec-trigger-note">
         Switched on, the agents' file tools may write the files that make git or your tools run code
         on your machine later (.gitattributes, .gitmodules, the git hooks folder, .envrc, VS Code
