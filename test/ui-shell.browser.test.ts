@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { browserMissing, launchBrowser, VIEWPORTS, type Browser } from './support/browser.ts'
+import {
+  browserMissing,
+  launchBrowser,
+  screenshotBoth,
+  VIEWPORTS,
+  type Browser,
+} from './support/browser.ts'
 import { postChat } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
@@ -208,12 +214,23 @@ describe('app shell', { skip: browserMissing }, () => {
       assert.ok(box.y >= 0 && box.y + box.height <= height, `${name} is within the screen`)
       assert.ok(box.height >= 32, `${name} is big enough to tap`)
     }
-    // Going somewhere closes it.
-    await nav.getByRole('link', { name: 'Hooks' }).click()
-    await page.getByRole('heading', { name: 'Hooks' }).waitFor()
+    await screenshotBoth(page, 'nav-menu-phone')
+    await page.setViewportSize(VIEWPORTS.phone)
+    // Each link, tapped where it shows, opens its page and closes the menu.
+    for (const [route, name] of [...NAV.slice(1), NAV[0]]) {
+      if ((await menu.getAttribute('aria-expanded')) === 'false') await menu.click()
+      const box = (await nav.getByRole('link', { name, exact: true }).boundingBox())!
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+      await page.waitForURL((u) => u.hash === `#${route}`)
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false', `after ${name}`)
+      assert.equal(await nav.getByRole('link', { name, exact: true }).isVisible(), false)
+      await menu.click()
+      const link = nav.getByRole('link', { name, exact: true })
+      assert.equal(await link.getAttribute('aria-current'), 'page', name)
+    }
+    // The button closes it again; so does Escape, and the focus goes back to the button.
+    await menu.click()
     assert.equal(await menu.getAttribute('aria-expanded'), 'false')
-    assert.equal(await nav.getByRole('link', { name: 'Tasks' }).isVisible(), false)
-    // So does Escape, and the focus goes back to the button.
     await menu.click()
     await nav.getByRole('link', { name: 'Tasks' }).waitFor()
     await page.keyboard.press('Escape')
