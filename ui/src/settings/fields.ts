@@ -1,4 +1,5 @@
 import { MODEL_SOURCES } from '../../../runtime/contracts/agent-enums.ts'
+import { NOT_BUILT_SETTINGS } from '../../../runtime/contracts/settings-not-built.ts'
 import type {
   AgentRuntimeSettingsPatch,
   AutonomySettingsPatch,
@@ -11,7 +12,13 @@ import type {
  * The four settings singletons as field tables: each drives one form (settings-form.tsx), so a
  * new setting is one line here.
  */
-export type Field<K extends string> = { key: K; label: string; hint?: string } & (
+export type Field<K extends string> = {
+  key: K
+  label: string
+  hint?: string
+  /** Why the setting does nothing yet: shown, and the input disabled (settings-not-built.ts). */
+  notBuilt?: string
+} & (
   | { type: 'number'; step?: string }
   | { type: 'text' | 'textarea' | 'bool' | 'model' }
   | { type: 'select'; options: readonly string[] }
@@ -200,11 +207,26 @@ export const AUTONOMY: Group<keyof AutonomySettingsPatch>[] = [
   {
     legend: 'What the agents may do on their own',
     fields: [
-      { key: 'evolutionEnabled', label: 'Agent evolution', type: 'bool' },
-      { key: 'skillCreationEnabled', label: 'Skill creation', type: 'bool' },
+      {
+        key: 'evolutionEnabled',
+        label: 'Agent evolution',
+        type: 'bool',
+        ...notBuilt('autonomy', 'evolutionEnabled'),
+      },
+      {
+        key: 'skillCreationEnabled',
+        label: 'Skill creation',
+        type: 'bool',
+        ...notBuilt('autonomy', 'skillCreationEnabled'),
+      },
       { key: 'automaticFactRetention', label: 'Automatic fact retention', type: 'bool' },
       { key: 'selfUpdateEnabled', label: 'Self-update', type: 'bool' },
-      { key: 'deploymentEnabled', label: 'Deployment', type: 'bool' },
+      {
+        key: 'deploymentEnabled',
+        label: 'Deployment',
+        type: 'bool',
+        ...notBuilt('autonomy', 'deploymentEnabled'),
+      },
     ],
   },
 ]
@@ -212,6 +234,13 @@ export const AUTONOMY: Group<keyof AutonomySettingsPatch>[] = [
 export const BROWSER: Group<keyof BrowserSettingsPatch>[] = [
   {
     legend: 'Browser automation for agents with browser access',
-    fields: [{ key: 'enabled', label: 'Browser enabled', type: 'bool' }],
+    fields: [
+      { key: 'enabled', label: 'Browser enabled', type: 'bool', ...notBuilt('browser', 'enabled') },
+    ],
   },
 ]
+
+function notBuilt(kind: string, key: string): { notBuilt?: string } {
+  const why = NOT_BUILT_SETTINGS[kind]?.[key]
+  return why ? { notBuilt: why } : {}
+}

@@ -16,6 +16,9 @@ export function SettingInput(props: {
       <Show when={props.field.hint}>
         <span class="field-hint">{props.field.hint}</span>
       </Show>
+      <Show when={props.field.notBuilt}>
+        {(why) => <span class="field-hint">Not built yet: {why()}.</span>}
+      </Show>
       <Show when={props.problems}>{(p) => <span class="field-error">{p().join(', ')}</span>}</Show>
     </>
   )
@@ -26,7 +29,8 @@ export function SettingInput(props: {
           <label class="check">
             <input
               type="checkbox"
-              checked={props.value === true}
+              checked={props.value === true && !props.field.notBuilt}
+              disabled={props.field.notBuilt !== undefined}
               aria-invalid={invalid()}
               onChange={(e) => props.onChange(e.currentTarget.checked)}
             />
