@@ -244,21 +244,25 @@ describe('saved messages read like live ones', () => {
 })
 
 describe('SSE parsing', () => {
-  test('events split across reads, CRLF, comments and [DONE]', () => {
+  test('events split across reads, CRLF, comments, ids and [DONE]', () => {
     const parser = createSseParser()
-    assert.deepEqual(parser.push(': heartbeat\n\ndata: {"type":"text-de'), {
+    assert.deepEqual(parser.push(': heartbeat\n\nid: 7\ndata: {"type":"text-de'), {
       chunks: [],
+      ids: [],
       done: false,
     })
     assert.deepEqual(parser.push('lta","id":"t","delta":"Hi"}\r\n\r\ndata:{"type":"finish"}\n\n'), {
       chunks: [{ type: 'text-delta', id: 't', delta: 'Hi' }, { type: 'finish' }],
+      // The first event's id (the chunk's number, where a resume starts); the second has none.
+      ids: [7, undefined],
       done: false,
     })
     assert.deepEqual(parser.push('data: not json\n\ndata: [DONE]\n\ndata: {"type":"late"}\n\n'), {
       chunks: [],
+      ids: [],
       done: true,
     })
-    assert.deepEqual(parser.push('data: {"type":"later"}\n\n'), { chunks: [], done: true })
+    assert.deepEqual(parser.push('data: {"type":"later"}\n\n'), { chunks: [], ids: [], done: true })
   })
 
   test('readSse hands chunks over as they arrive and reports whether [DONE] came', async () => {
@@ -272,11 +276,17 @@ describe('SSE parsing', () => {
       })
     const seen: unknown[] = []
     const done = await readSse(
-      body(['data: {"type":"start-step"}\n', '\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n']),
-      (c) => seen.push(c),
+      body([
+        'id: 1\ndata: {"type":"start-step"}\n',
+        '\nid: 2\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n',
+      ]),
+      (c, id) => seen.push([c, id]),
     )
     assert.equal(done, true)
-    assert.deepEqual(seen, [{ type: 'start-step' }, { type: 'finish' }])
+    assert.deepEqual(seen, [
+      [{ type: 'start-step' }, 1],
+      [{ type: 'finish' }, 2],
+    ])
     const cut: unknown[] = []
     // A body that ends mid-stream: the last complete-looking event still counts, no [DONE].
     assert.equal(await readSse(body(['data: {"type":"start-step"}']), (c) => cut.push(c)), false)

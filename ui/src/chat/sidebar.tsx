@@ -34,6 +34,13 @@ export function Sidebar(props: {
       >
         <span class="session-name">{s.title}</span>
         <span class="session-meta">
+          {/* A turn is running there (in any tab or none: it runs on the server). */}
+          <Show when={s.liveTurn}>
+            <span class="session-running" title="A reply is being written">
+              <span class="streaming-dot" aria-hidden="true" /> running
+            </span>{' '}
+            ·{' '}
+          </Show>
           <Show when={!props.workspaceId && props.workspaces.length > 1}>
             {props.workspaces.find((w) => w.id === s.workspaceId)?.name ?? s.workspaceId} ·{' '}
           </Show>

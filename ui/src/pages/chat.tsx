@@ -1,5 +1,5 @@
 import { useNavigate, useParams } from '@solidjs/router'
-import { createEffect, createMemo, createSignal, on, onMount, Show } from 'solid-js'
+import { createEffect, createMemo, createSignal, on, onCleanup, onMount, Show } from 'solid-js'
 import { useChat } from '../chat/chat-context.tsx'
 import { chatKeys } from '../chat/chat-keys.ts'
 import { Composer } from '../chat/composer.tsx'
@@ -16,9 +16,12 @@ import { ErrorNote, Notice } from '../components/status.tsx'
 import { createData } from '../queries/data.ts'
 import { getHealth, refreshHealth } from '../queries/health.ts'
 import { getModels, refreshModels } from '../queries/models.ts'
-import { createSession, getSession, getSessions } from '../queries/sessions.ts'
+import { createSession, getSession, getSessions, refreshSession } from '../queries/sessions.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
 import './chat.css'
+
+const LIST_REFRESH_MS = 5_000
+const refreshSessionLists = () => refreshSession()
 
 /**
  * Chat: the sessions sidebar, the conversation with the reply streaming in (and the agents'
@@ -48,17 +51,17 @@ export default function Chat() {
     return s && s.id === params.id ? s : undefined
   }
   const selectedModel = () => chat.pickedModel() ?? models.data()?.defaultModel
-  const running = chat.turnBusy
   // The live copy of a turn in this session, until the session shown is the one that saved it
   // (or, for a turn that never said, holds the same exchange).
   const liveHere = () => {
-    const t = chat.liveTurn()
-    if (!t || t.sessionId !== params.id) return undefined
+    const t = chat.liveTurn(params.id)
+    if (!t) return undefined
     const s = current()
     if (t.savedAs !== undefined) return s && s.revision >= t.savedAs ? undefined : t
     return s?.messages.some((m) => m.id === t.user.id) ? undefined : t
   }
-  const busyHere = () => running() && chat.liveTurn()?.sessionId === params.id
+  // Turns run on the server, one per session: another session's turn does not hold this one.
+  const busyHere = () => chat.turnBusy(params.id)
   const refusal = () => {
     const r = chat.turnRefused()
     return r && r.sessionId === params.id ? r.error : undefined
@@ -113,7 +116,7 @@ export default function Chat() {
   async function send() {
     const typedIn = params.id
     const text = chat.draft(typedIn).trim()
-    if (!text || running()) return
+    if (!text || chat.turnBusy(typedIn)) return
     setNotice(undefined)
     setError(undefined)
     let target = current()
@@ -153,9 +156,23 @@ export default function Chat() {
   onMount(() => {
     if (window.matchMedia('(min-width: 701px)').matches) input?.focus()
   })
+  // A session whose turn is running (started elsewhere, or before a reload) is joined, so it
+  // shows streaming to its end here too.
+  createEffect(() => {
+    const s = current()
+    if (s?.liveTurn) void chat.rejoinTurn(s.id, s.liveTurn)
+  })
+  // While a listed session runs a turn this page does not follow, the lists are read again now
+  // and then, so its mark goes when the turn ends.
+  createEffect(() => {
+    const listed = active.data()?.sessions ?? []
+    if (!listed.some((s) => s.liveTurn && !chat.turnBusy(s.id))) return
+    const timer = setInterval(() => void refreshSessionLists(), LIST_REFRESH_MS)
+    onCleanup(() => clearInterval(timer))
+  })
   chatKeys({
-    streaming: () => chat.liveTurn()?.phase === 'streaming',
-    stop: chat.stopTurn,
+    streaming: () => chat.liveTurn(params.id)?.phase === 'streaming',
+    stop: () => void chat.stopTurn(params.id),
     drawerOpen: sidebarOpen,
     closeDrawer: () => setSidebarOpen(false),
     listed: () => [
@@ -169,9 +186,6 @@ export default function Chat() {
   followScroll(() => conversation)
 
   const composerDisabled = () => {
-    if (running() && !busyHere()) {
-      return 'A reply is still streaming in another session; Escape stops it.'
-    }
     if (current()?.archivedAt) return 'This session is archived; restore it to continue.'
     if (params.id && session.error()) return 'This session could not be opened.'
     return undefined
@@ -248,7 +262,7 @@ export default function Chat() {
                 : undefined
             })()}
             onRemove={
-              running() || current()?.archivedAt
+              busyHere() || current()?.archivedAt
                 ? undefined
                 : (id) => void actions.removeExchange(id)
             }
@@ -264,7 +278,7 @@ export default function Chat() {
               running={busyHere()}
               disabled={composerDisabled()}
               onSend={() => void send()}
-              onStop={chat.stopTurn}
+              onStop={() => void chat.stopTurn(params.id)}
               picker={
                 <ModelPicker
                   models={models.data()}
