@@ -33,7 +33,9 @@ describe('hook URLs are judged when they are stored', () => {
         { method: 'POST' },
       ),
     )
-  const listed = async () => ((await (await app.request('/api/hooks')).json()) as any).hooks
+  type Answer = { hooks: unknown[]; id: string; error: { code: string; message: string } }
+  const answer = async (res: Response) => (await res.json()) as Answer
+  const listed = async () => (await answer(await app.request('/api/hooks'))).hooks
 
   test('loopback, private, link-local and reserved literals in any notation are a 422 naming why, and nothing is stored', async () => {
     const cases: [string, boolean | undefined, RegExp][] = [
@@ -75,7 +77,7 @@ describe('hook URLs are judged when they are stored', () => {
     const misses: string[] = []
     for (const [url, allowLoopback, why] of cases) {
       const res = await post(url, allowLoopback)
-      const body = (await res.json()) as any
+      const body = await answer(res)
       if (
         res.status !== 422 ||
         body.error?.code !== 'HOOK_INVALID' ||
@@ -102,17 +104,17 @@ describe('hook URLs are judged when they are stored', () => {
     ] as const) {
       const res = await post(url, allowLoopback)
       assert.equal(res.status, 201, `${url}: ${await res.clone().text()}`)
-      stored.push(((await res.json()) as any).id)
+      stored.push((await answer(res)).id)
     }
     const patch = (id: string, body: Record<string, unknown>) =>
       app.request(`/api/hooks/${id}`, json(body, { method: 'PATCH' }))
     const toMetadata = await patch(stored[0]!, { url: 'https://169.254.169.254/' })
     assert.equal(toMetadata.status, 422)
-    assert.match(((await toMetadata.json()) as any).error.message, /link-local/)
+    assert.match((await answer(toMetadata)).error.message, /link-local/)
     // Taking the consent back from a loopback hook is refused while its URL is loopback.
     const withdrawn = await patch(stored[4]!, { allowLoopback: false })
     assert.equal(withdrawn.status, 422)
-    assert.match(((await withdrawn.json()) as any).error.message, /needs allowLoopback/)
+    assert.match((await answer(withdrawn)).error.message, /needs allowLoopback/)
     assert.equal((await listed()).length, stored.length)
   })
 })
