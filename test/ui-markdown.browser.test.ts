@@ -463,54 +463,6 @@ describe('chat replies as Markdown', { skip: browserMissing }, () => {
     await md.locator('.md-code').last().locator('.token').first().waitFor()
     await page.close()
   })
-
-  test('at phone width every page link in the navigation is on screen and opens its page', async () => {
-    const page = await browser.page()
-    await page.setViewportSize({ width: 375, height: 667 })
-    await page.goto(`${url}/#/`)
-    const nav = page.getByRole('navigation', { name: 'Main' })
-    const links = nav.getByRole('link')
-    await links.first().waitFor()
-    const pages = [
-      ['Chat', /#\/$/],
-      ['Tasks', /#\/tasks$/],
-      ['Schedules', /#\/schedules$/],
-      ['Agents', /#\/agents$/],
-      ['Settings', /#\/settings$/],
-      ['Workspaces', /#\/workspaces$/],
-      ['Docs', /#\/docs$/],
-      ['Memories', /#\/memories$/],
-      ['Hooks', /#\/hooks$/],
-      ['Secrets', /#\/secrets$/],
-      ['Observability', /#\/observability$/],
-    ] as const
-    assert.equal(await links.count(), pages.length)
-    // The page itself does not scroll sideways.
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 375)
-    for (const [name] of pages.slice(1).concat(pages.slice(0, 1))) {
-      const box = await nav.getByRole('link', { name, exact: true }).boundingBox()
-      assert.ok(box, name)
-      assert.ok(box.x >= 0 && box.x + box.width <= 375, `${name} is within the screen: ${box.x}`)
-      assert.ok(box.y >= 0 && box.y + box.height <= 667, `${name} is within the screen: ${box.y}`)
-      assert.ok(box.width >= 24 && box.height >= 24, `${name} is big enough to tap`)
-    }
-    // Tapped where it shows (no scrolling first), each opens its page.
-    for (const [name, route] of pages.slice(1).concat(pages.slice(0, 1))) {
-      const box = (await nav.getByRole('link', { name, exact: true }).boundingBox())!
-      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
-      await page.waitForURL(route)
-      assert.equal(
-        await nav.getByRole('link', { name, exact: true }).getAttribute('aria-current'),
-        'page',
-      )
-      if (name === 'Workspaces') {
-        await page.setViewportSize(VIEWPORTS.phone)
-        await screenshotBoth(page, 'nav-phone')
-        await page.setViewportSize({ width: 375, height: 667 })
-      }
-    }
-    await page.close()
-  })
 })
 
 describe('chat first-run panel', { skip: browserMissing }, () => {
