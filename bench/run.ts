@@ -16,6 +16,7 @@ import { benchFootprint } from './footprint.ts'
 import { benchRecall } from './recall.ts'
 import { benchSessionGrowth } from './session-growth.ts'
 import { benchHeapRetained } from './heap-retained.ts'
+import { benchLiveTurnJoin } from './live-turn-join.ts'
 import { BenchSkipped, type BenchMode, type BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
@@ -30,6 +31,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'cron-lateness': benchCronLateness,
   'chat-turn': benchChatTurn,
   'turn-latency': benchTurnLatency,
+  'live-turn-join': benchLiveTurnJoin,
   'session-growth': benchSessionGrowth,
   'heap-retained': benchHeapRetained,
   'cold-start': benchColdStart,
