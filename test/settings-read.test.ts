@@ -17,7 +17,7 @@ import {
   MemorySettingsPatch,
 } from '../runtime/contracts/settings.ts'
 import { NOT_BUILT_SETTINGS } from '../runtime/contracts/settings-not-built.ts'
-import { AUTONOMY, BROWSER } from '../ui/src/settings/fields.ts'
+import { AUTONOMY, BROWSER, type Group } from '../ui/src/settings/fields.ts'
 
 const KINDS = {
   'agent-runtime': { fields: AgentRuntimeSettingsPatch.shape, names: /agentRuntime|AgentRuntime/ },
@@ -64,8 +64,9 @@ test('every settings field is read by the code, or listed as not built yet', () 
 })
 
 test('the settings page marks exactly the fields that are not built yet', () => {
-  const marked = [...AUTONOMY, ...BROWSER]
-    .flatMap((group) => group.fields)
+  const groups: Group<string>[] = [...AUTONOMY, ...BROWSER]
+  const fields = groups.flatMap((group) => group.fields)
+  const marked = fields
     .filter((f) => f.notBuilt !== undefined)
     .map((f) => f.key)
     .sort()

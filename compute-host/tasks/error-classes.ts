@@ -22,7 +22,6 @@ export const ERROR_CLASSES = [
   'timeout',
   'provider',
   'rate-limit',
-  'browser',
   'database',
   'infrastructure',
   'interrupted',
@@ -42,7 +41,6 @@ export type ErrorClass = (typeof ERROR_CLASSES)[number]
 const TRANSIENT = new Set<ErrorClass>([
   'provider',
   'rate-limit',
-  'browser',
   'database',
   'infrastructure',
   'interrupted',
