@@ -1,7 +1,8 @@
 import { constants, type Stats } from 'node:fs'
-import { lstat, mkdir, open, readdir, realpath } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { lstat, open, readdir, realpath } from 'node:fs/promises'
+import { join } from 'node:path'
 import { ConfigError } from '../env.ts'
+import { lstatOrCreatePrivate } from '../private-directory.ts'
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants
 
@@ -33,17 +34,7 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants
  * after (the first start unpacks the cluster, each start rewrites `pg_internal.init`).
  */
 export async function secureDataDir(dataDir: string): Promise<void> {
-  const own = await lstat(dataDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw error
-  })
-  if (!own) {
-    await mkdir(dirname(dataDir), { recursive: true })
-    await mkdir(dataDir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error
-    })
-    return secureDataDir(dataDir)
-  }
+  const own = await lstatOrCreatePrivate(dataDir)
   const uid = currentUid()
   if (own.isSymbolicLink() && uid !== undefined && own.uid !== uid) {
     throw refusal(

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
-import { lstat, mkdir, open, realpath } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { open, realpath } from 'node:fs/promises'
 import { ConfigError } from '../env.ts'
+import { lstatOrCreatePrivate } from '../private-directory.ts'
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants
 
@@ -29,17 +29,7 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants
 export async function secureWorkspaceRoot(
   path: string,
 ): Promise<{ root: string; tightenedFrom?: string }> {
-  const own = await lstat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw error
-  })
-  if (!own) {
-    await mkdir(dirname(path), { recursive: true })
-    await mkdir(path, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error
-    })
-    return secureWorkspaceRoot(path)
-  }
+  const own = await lstatOrCreatePrivate(path)
   const uid = process.getuid?.()
   if (own.isSymbolicLink() && uid !== undefined && own.uid !== uid) {
     throw refusal(
