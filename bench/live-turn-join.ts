@@ -24,7 +24,7 @@ import { createEngineHandlers } from '../compute-host/host-handlers.ts'
 import type { HostCore, HostResources } from '../compute-host/resources.ts'
 import { createKeptChunks, KEPT_CHUNK_LIMITS } from '../compute-host/runs/kept-chunks.ts'
 import { createLiveTurns } from '../compute-host/runs/live-turns.ts'
-import { createHostApp, listenHost } from '../compute-host/server.ts'
+import { createHostApp, listenHost, type EngineHandlers } from '../compute-host/server.ts'
 import { openNodePostgres } from '../compute-host/database/postgres.ts'
 import { parseEdgeConfig } from '../handlers/config.ts'
 import { startNodeEdge } from '../handlers/entry.node.ts'
@@ -98,18 +98,24 @@ export async function benchLiveTurnJoin({ quick }: BenchMode): Promise<BenchResu
     liveTurns,
     databases: { application: handle, observability: handle },
   } as unknown as HostResources
-  const handlers = createEngineHandlers(resources)
-  handlers.chat = async (request) => {
-    const turnId = createId('turn')
-    const claimed = await liveTurns.claim({
-      sessionId: request.sessionId,
-      turnId,
-      message: request.message,
-    })
-    const turn = syntheticTurn(claimed.signal, async () => {
-      await saveLiveTurn(db, { sessionId: request.sessionId, turnId, messages: [request.message] })
-    })
-    return new Response(claimed.publish(turn), { headers: UI_MESSAGE_STREAM_HEADERS })
+  const handlers: EngineHandlers = {
+    ...createEngineHandlers(resources),
+    chat: async (request) => {
+      const turnId = createId('turn')
+      const claimed = await liveTurns.claim({
+        sessionId: request.sessionId,
+        turnId,
+        message: request.message,
+      })
+      const turn = syntheticTurn(claimed.signal, async () => {
+        await saveLiveTurn(db, {
+          sessionId: request.sessionId,
+          turnId,
+          messages: [request.message],
+        })
+      })
+      return new Response(claimed.publish(turn), { headers: UI_MESSAGE_STREAM_HEADERS })
+    },
   }
   const core = { log } as unknown as HostCore
   const host = await listenHost(
