@@ -1,0 +1,124 @@
+/**
+ * The live-turn registry's marks on the embedded database (PGlite), where `popagent start` keeps
+ * them: every mark left at start is an orphan (only one process opens the database); a mark not
+ * renewed for a lease is closed by any host's sweep, never one this host still runs; a turn whose
+ * mark is gone is stopped at the next heartbeat, and its end saves nothing.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { UIMessageChunk } from 'ai'
+import { sql } from '../db/drizzle-orm.ts'
+import { rowsOf } from '../db/rows.ts'
+import { createLiveTurns } from '../compute-host/runs/live-turns.ts'
+import * as Sessions from '../runtime/sessions/index.ts'
+import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../runtime/sessions/live-turns.ts'
+import { userMessage } from './support/chat.ts'
+import { createEmbeddedDatabase } from './support/database.ts'
+import { quietLog } from './support/stack.ts'
+import { until } from './support/until.ts'
+
+describe('live-turn marks on the embedded database', () => {
+  let database: Awaited<ReturnType<typeof createEmbeddedDatabase>>
+  before(async () => {
+    database = await createEmbeddedDatabase()
+  })
+  after(() => database.close())
+
+  const db = () => database.db
+  const marks = async () =>
+    rowsOf<{ session_id: string; host: string }>(
+      await db().execute(sql`select session_id, host from popagent_live_turns order by host`),
+    )
+  const plant = async (host: string, heartbeat: string) => {
+    const { id } = await Sessions.create(db(), {})
+    await db().execute(sql`insert into popagent_live_turns
+      (session_id, turn_id, host, message, heartbeat_at)
+      values (${id}, ${`trn_${id.slice(4)}`}, ${host},
+        ${JSON.stringify(userMessage(`left by ${host}`))}::jsonb, ${heartbeat}::timestamptz)`)
+    return id
+  }
+  /** A turn that streams nothing until its signal aborts, then ends. */
+  const endless = (signal: AbortSignal) =>
+    new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        signal.addEventListener('abort', () => controller.close())
+      },
+    })
+
+  test('every mark left at start is closed, whatever host it names, with the user’s message', async () => {
+    const ids = [
+      await plant('this-host:0', new Date().toISOString()),
+      await plant('another-host:3100', new Date().toISOString()),
+    ]
+    const live = createLiveTurns({
+      db: db(),
+      log: quietLog(),
+      host: 'this-host:1',
+      ownsEveryRow: true,
+    })
+    await live.start()
+    await live.close()
+    assert.deepEqual(await marks(), [])
+    for (const id of ids) {
+      const session = (await Sessions.get(db(), id))!
+      assert.equal(session.liveTurn, null)
+      assert.equal(session.messages[0]?.role, 'user')
+      assert.equal(session.messages[1]?.metadata?.error, INTERRUPTED_BY_RESTART)
+    }
+  })
+
+  test('the sweep closes a mark no host renewed for a lease, never one this host runs', async () => {
+    const live = createLiveTurns({ db: db(), log: quietLog(), host: 'this-host:1', leaseMs: 300 })
+    await live.start()
+    try {
+      const { id: running } = await Sessions.create(db(), {})
+      const claimed = await live.claim({
+        sessionId: running,
+        turnId: 'trn_running',
+        message: userMessage('still going'),
+      })
+      claimed.publish(endless(claimed.signal))
+      // A mark as fresh as any at first, which then nobody renews.
+      const abandoned = await plant('gone-host:3100', new Date().toISOString())
+      await until(
+        async () => (await marks()).every((m) => m.session_id !== abandoned),
+        5_000,
+        'the sweep',
+      )
+      // Past several leases, this host's own running turn is kept: its heartbeat renews it.
+      await new Promise((r) => setTimeout(r, 900))
+      assert.deepEqual(await marks(), [{ session_id: running, host: 'this-host:1' }])
+      assert.equal(claimed.signal.aborted, false)
+      assert.equal((await Sessions.get(db(), abandoned))!.messages.length, 2)
+    } finally {
+      await live.close()
+    }
+  })
+
+  test('a turn whose mark is gone is stopped at the next heartbeat, and its end saves nothing', async () => {
+    const live = createLiveTurns({ db: db(), log: quietLog(), host: 'this-host:1', leaseMs: 300 })
+    await live.start()
+    try {
+      const { id } = await Sessions.create(db(), {})
+      const claimed = await live.claim({
+        sessionId: id,
+        turnId: 'trn_lost',
+        message: userMessage('cut off'),
+      })
+      claimed.publish(endless(claimed.signal))
+      // Recovered elsewhere while this host was cut off: the mark and a saved turn exist there.
+      await db().execute(sql`delete from popagent_live_turns where session_id = ${id}`)
+      await until(() => claimed.signal.aborted, 5_000, 'the heartbeat to stop the turn')
+      assert.equal(claimed.signal.reason, 'lost')
+      const saved = await saveLiveTurn(db(), {
+        sessionId: id,
+        turnId: 'trn_lost',
+        messages: [userMessage('cut off')],
+      })
+      assert.equal(saved, undefined)
+      assert.equal((await Sessions.get(db(), id))!.messages.length, 0)
+    } finally {
+      await live.close()
+    }
+  })
+})
