@@ -133,3 +133,17 @@ test('a client that stops reading is let go once its queue passes the bound; the
   assert.notEqual(events.at(-1)?.data, '[DONE]', 'its stream ends without [DONE]: it resumes')
   assert.equal((await read).length, chunks.length + 1)
 })
+
+test('a client naming a chunk not written yet is sent only the chunks after it', async () => {
+  const stream = createTurnStream()
+  const ahead = stream.join(5)
+  const chunks = longTurn(6)
+  for (const chunk of chunks) stream.push(chunk)
+  stream.end()
+  const events = await readSseEvents(new Response(ahead))
+  const later = chunks.slice(5).map((_, i) => i + 6)
+  assert.deepEqual(
+    events.map((e) => e.id),
+    [...later, undefined],
+  )
+})

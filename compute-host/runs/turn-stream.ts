@@ -74,7 +74,7 @@ export function createTurnStream(
             }
             const current: Follower = {
               send(chunk, type) {
-                if (!complete && !CLOSING.has(type)) return
+                if (chunk.id <= after || (!complete && !CLOSING.has(type))) return
                 controller.enqueue(event(chunk))
                 // A client this far behind is let go; it resumes from its last chunk.
                 if ((controller.desiredSize ?? 0) < -maxQueuedBytes) {
