@@ -22,10 +22,15 @@
  *    reads the checkout as self-update's reconcile does, on the host: the filter must not run. A
  *    control runs the `git status` the old code ran, and the filter does run there.
  *
+ * 5. A vault secret bound to a command hook, run through the real API: while the hook runs, no
+ *    process's command line (`/proc/<pid>/cmdline`, `ps -eo args`), which every local user can read,
+ *    holds it; the hook still gets it in its environment.
+ *
  * Skipped, with the reason, where bubblewrap cannot run.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -39,6 +44,7 @@ import { checkSandbox } from '../../compute-host/workspaces/sandbox-check.ts'
 import { createSession, createWorkspace } from '../support/api-fixtures.ts'
 import { markRoles, postChat, roleOf, toolResultsOf } from '../support/chat.ts'
 import { startTestStack } from '../support/stack.ts'
+import { okJson, typedClient } from '../support/typed-client.ts'
 import { readUiStream } from '../support/ui-stream.ts'
 import { setuidProbes, wrongStatuses } from '../support/setuid-probes.ts'
 import { recordFigures } from './mode.ts'
@@ -287,6 +293,78 @@ test(
     }
   },
 )
+
+test(
+  "a hook's bound secret is on no process's command line while the hook runs",
+  { skip, timeout: 120_000 },
+  async () => {
+    const stack = await startTestStack({
+      hostEnv: { POPAGENT_SECRET_KEY: randomBytes(32).toString('base64') },
+    })
+    try {
+      const api = typedClient(stack.edge()).api
+      const value = `fault-hook-secret-${randomBytes(12).toString('hex')}`
+      // The script's $0: finds the hook's processes, and is no secret.
+      const marker = `fault-hook-${randomBytes(6).toString('hex')}`
+      const allow = `sleep 2; printf '{"decision":"allow","reason":"%s"}' "$(printf %s "$TOKEN" | sha256sum | cut -c1-64)"`
+      const hook = await okJson(
+        await api.hooks.$post({
+          json: {
+            name: 'slow',
+            event: 'PreToolUse',
+            kind: 'command',
+            command: ['sh', '-c', allow, marker],
+          },
+        }),
+        201,
+      )
+      const secret = await okJson(await api.secrets.$post({ json: { name: 'TOKEN', value } }), 201)
+      await okJson(
+        await api.secrets[':id'].bindings.$put({
+          param: { id: secret.id },
+          json: { origins: [], hookEnv: [{ hookId: hook.id, envName: 'TOKEN' }] },
+        }),
+        200,
+      )
+      // Not awaited: the command lines are read while the hook runs.
+      const verdict = api.hooks[':id'].test.$post({
+        param: { id: hook.id },
+        json: { toolName: 'shell' },
+      })
+      let lines: string[] = []
+      for (let tries = 0; tries < 300; tries++) {
+        lines = commandLines()
+        if (lines.some((line) => line.includes(marker))) break
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      const { stdout: ps } = await promisify(execFile)('ps', ['-eo', 'args'])
+      const answer = await okJson(await verdict, 200)
+      const hookLines = lines.filter((line) => line.includes(marker))
+      const leaked = [...lines, ps].filter((line) => line.includes(value)).length
+      await recordFigures('sandbox-escape-hook-env', { hookProcesses: hookLines.length, leaked })
+      assert.ok(hookLines.length > 0 && ps.includes(marker), 'the hook was seen running')
+      assert.equal(leaked, 0, 'a command line held the secret')
+      // The hook had the value: its answer is the value's hash.
+      assert.equal(answer.runs[0]?.reason, createHash('sha256').update(value).digest('hex'))
+    } finally {
+      await stack.stop()
+    }
+  },
+)
+
+/** Every process's command line, NULs as spaces; a process gone meanwhile is skipped. */
+function commandLines(): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'latin1').replaceAll('\0', ' ')
+      } catch {
+        return ''
+      }
+    })
+    .filter(Boolean)
+}
 
 /** Names of the files below `root` with a set-ID bit, as the host's `find` sees them. */
 async function setIdFiles(root: string): Promise<string[]> {
