@@ -18,6 +18,7 @@ import { secureWorkspaceRoot } from './workspaces/workspace-root.ts'
 import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { openVault } from './secrets/vault.ts'
+import { blobCipher } from './undo/blob-cipher.ts'
 import { createHostApp, listenHost } from './server.ts'
 import { liveTurnHost } from './runs/live-turn-host.ts'
 
@@ -133,6 +134,10 @@ export async function startAnsweringHost(
       redactor,
       workspaceRoot,
       vault,
+      // The vault has checked the keys by now (openVault refuses a malformed one).
+      ...(env.POPAGENT_SECRET_KEY && {
+        turnBlobs: blobCipher(env.POPAGENT_SECRET_KEY, env.POPAGENT_SECRET_KEYS_PREVIOUS),
+      }),
     }
     // Begun after the server listens (below), so health answers while Mastra loads.
     let begin!: () => void

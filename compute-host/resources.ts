@@ -19,6 +19,7 @@ import type { Recall } from './recall/recall.ts'
 import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
+import type { BlobCipher } from './undo/blob-cipher.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -71,6 +72,11 @@ export type HostResources = {
   recall: Recall
   /** The chat turns this host runs, which outlive the requests that started them. */
   liveTurns: LiveTurns
+  /**
+   * Encrypts the file contents per-turn undo keeps, under a key derived from POPAGENT_SECRET_KEY;
+   * absent without that key, and then undo keeps nothing (undo/turn-recorder.ts).
+   */
+  turnBlobs?: BlobCipher
 }
 
 /**
@@ -90,4 +96,5 @@ export type HostCore = Pick<
   | 'redactor'
   | 'workspaceRoot'
   | 'vault'
+  | 'turnBlobs'
 >

@@ -4,6 +4,7 @@
  * `.gitattributes` and a hook with a message the model can act on, and the turn's change list
  * flagging such files whoever wrote them: the shell (where bubblewrap runs) or any recorded turn.
  */
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -41,7 +42,11 @@ describe('files that run code later', () => {
     await writeFile(join(repo, 'src', 'a.txt'), 'a\n')
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: {
+        POPAGENT_WORKSPACE_ROOT: join(dir, 'root'),
+        // Undo keeps contents only encrypted under the vault key (undo/blob-cipher.ts).
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
     })
     url = await stack.listen()
     await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])

@@ -7,6 +7,7 @@
  */
 import { ErrorResponse } from '../runtime/contracts/errors.ts'
 import { TurnChanges as TurnChangesBody, UndoResult } from '../runtime/contracts/turn-changes.ts'
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
@@ -54,7 +55,11 @@ describe('per-turn undo', () => {
     }
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: {
+        POPAGENT_WORKSPACE_ROOT: join(dir, 'root'),
+        // Undo keeps contents only encrypted under the vault key (undo/blob-cipher.ts).
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
     })
     url = await stack.listen()
     await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])

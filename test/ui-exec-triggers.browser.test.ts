@@ -3,6 +3,7 @@
  * lets the owner allow agents to edit them, saved through the API; and a turn whose shell made a
  * `.gitattributes` shows a warning above its changed files and on that file.
  */
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises'
@@ -33,7 +34,11 @@ describe('files that run code later in the UI', { skip: browserMissing }, () => 
     execFileSync('git', ['init', '-q'], { cwd: repo })
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: {
+        POPAGENT_WORKSPACE_ROOT: join(dir, 'root'),
+        // Undo keeps contents only encrypted under the vault key (undo/blob-cipher.ts).
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
     })
     url = await stack.listen()
     await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])

@@ -3,6 +3,7 @@
  * one of them, and the chat shows the turn's changed files with their diffs; Undo (confirmed)
  * restores two, removes the created one and shows the user's file refused, untouched.
  */
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
@@ -33,7 +34,11 @@ describe('turn changes and undo in the chat', { skip: browserMissing }, () => {
     }
     stack = await startTestStack({
       models: [{ id: 'remote/a' }],
-      hostEnv: { POPAGENT_WORKSPACE_ROOT: join(dir, 'root') },
+      hostEnv: {
+        POPAGENT_WORKSPACE_ROOT: join(dir, 'root'),
+        // Undo keeps contents only encrypted under the vault key (undo/blob-cipher.ts).
+        POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      },
     })
     url = await stack.listen()
     await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])

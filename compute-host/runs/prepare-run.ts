@@ -6,6 +6,7 @@ import type { ConfigCache, ConfigSnapshot } from '../config-cache.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
 import type { Recall } from '../recall/recall.ts'
+import type { BlobCipher } from '../undo/blob-cipher.ts'
 import { recallEvent } from '../recall/recall-event.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
 import { STEP_CEILING_KEY } from './delegation.ts'
@@ -45,6 +46,8 @@ export type RunDeps = {
    * run redacts them too. A chat turn runs it beside its first reads, before it reads the message.
    */
   syncSecrets?: () => Promise<void>
+  /** Encrypts what per-turn undo keeps of the repository's files; without it undo keeps none. */
+  turnBlobs?: BlobCipher
 }
 
 export type PreparedRun = {

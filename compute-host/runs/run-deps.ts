@@ -15,7 +15,7 @@ export function runDeps(
     | 'redactor'
     | 'observers'
   > &
-    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault'>>,
+    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault' | 'turnBlobs'>>,
   log: Logger,
 ): RunDeps {
   const { vault } = $
@@ -32,5 +32,6 @@ export function runDeps(
     ...($.recall && { recall: $.recall }),
     ...($.hooks && { hooks: $.hooks }),
     ...(vault && { syncSecrets: () => vault.sync() }),
+    ...($.turnBlobs && { turnBlobs: $.turnBlobs }),
   }
 }

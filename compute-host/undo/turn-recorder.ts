@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts'
 import type { RunObserver } from '../runs/run-events.ts'
 import type { AgentToolHooks } from '../runs/tool-hooks.ts'
 import { resolveInside } from '../workspaces/containment.ts'
+import type { BlobCipher } from './blob-cipher.ts'
 import { byCodeUnits } from '../../runtime/code-unit-order.ts'
 import {
   captureFile,
@@ -64,11 +65,17 @@ type Tracking = {
  * and undo refuses it). So the change set is complete when the last writing call returns, and
  * the user's edits during or after the turn are never taken for the agent's. At the run's end
  * it is stored. A snapshot that fails does not stop the turn: the turn cannot be undone then.
+ *
+ * Kept contents are encrypted (blob-cipher.ts). Without the vault key nothing is kept and the
+ * turn is recorded as failed: every install has a key (`popagent start` makes one, `popagent
+ * host` requires one), so only a host started without one by code lands here, and a repository's
+ * secrets must not reach the database in clear for it.
  */
 export function turnUndoRecorder(
-  deps: { db: Db; workspaceRoot: string; log: Logger },
+  deps: { db: Db; workspaceRoot: string; log: Logger; turnBlobs?: BlobCipher },
   turn: { turnId: string; sessionId: string; workspaceId: string },
 ): { toolHooks: AgentToolHooks; observer: RunObserver } {
+  const cipher = deps.turnBlobs
   let tracking: Promise<Tracking | undefined> | undefined
   let broken: string | undefined
   // Writing calls are looked at one after another (parallel ones overlap; both are the agent's).
@@ -85,8 +92,13 @@ export function turnUndoRecorder(
     const root = join(deps.workspaceRoot, repository)
     live.add(turn.turnId)
     await TurnChanges.startTurn(deps.db, { ...turn, repository })
+    if (!cipher) {
+      throw new Error(
+        'this host has no POPAGENT_SECRET_KEY to encrypt the contents undo keeps, so it keeps none',
+      )
+    }
     const known = await readTree(root)
-    await TurnChanges.keepBlobs(deps.db, blobsOf(known.files.values()))
+    await TurnChanges.keepBlobs(deps.db, blobsOf(cipher, known.files.values()))
     forget(known)
     return {
       root,
@@ -98,12 +110,14 @@ export function turnUndoRecorder(
     }
   }
   const ensure = () =>
-    (tracking ??= start().catch((error: unknown) => {
+    (tracking ??= start().catch(async (error: unknown) => {
       broken = `the snapshot failed: ${errorMessage(error)}`
       deps.log.warn('turn snapshot failed; this turn cannot be undone', {
         turnId: turn.turnId,
         error: errorMessage(error),
       })
+      // Recorded as failed, with why, when its row was written: never left looking unfinished.
+      await TurnChanges.failTurn(deps.db, turn.turnId, broken).catch(() => undefined)
       return undefined
     }))
 
@@ -133,7 +147,7 @@ export function turnUndoRecorder(
       differs(path, before, captured)
       t.extras.set(path, captured?.state ?? null)
     }
-    await TurnChanges.keepBlobs(deps.db, blobsOf(kept))
+    await TurnChanges.keepBlobs(deps.db, blobsOf(cipher, kept))
     forget(now)
     t.known = now
   }
@@ -176,7 +190,7 @@ export function turnUndoRecorder(
           const path = repositoryPath(t.root, (input as { path?: unknown })?.path)
           if (path && !walked(path) && !t.extras.has(path)) {
             const captured = await captureFile(t.root, path).catch(() => null)
-            if (captured) await TurnChanges.keepBlobs(deps.db, blobsOf([captured]))
+            if (captured) await TurnChanges.keepBlobs(deps.db, blobsOf(cipher, [captured]))
             t.extras.set(path, captured?.state ?? null)
           }
           await look(t, t.inFlight > 0)
@@ -209,11 +223,15 @@ function forget(tree: TreeState) {
   for (const captured of tree.files.values()) delete captured.content
 }
 
-function blobsOf(captured: Iterable<Captured>) {
+/** Encrypted, bound to their hashes: a repository's secrets never reach the store in clear. */
+function blobsOf(cipher: BlobCipher | undefined, captured: Iterable<Captured>) {
+  // Never reached without one (the snapshot refuses first); never a plain row if it were.
+  if (!cipher) throw new Error('no key to encrypt the contents undo keeps')
   const blobs: Array<{ hash: string; size: number; content: string }> = []
   for (const c of captured) {
     if (c.state.kind === 'file' && c.content) {
-      blobs.push({ hash: c.state.hash, size: c.state.size, content: c.content.toString('base64') })
+      const { hash, size } = c.state
+      blobs.push({ hash, size, content: cipher.seal(hash, c.content) })
     }
   }
   return blobs

@@ -22,12 +22,19 @@ import {
 } from '../workspaces/exec-trigger-guard.ts'
 import { FILE_OPERATION_LIMIT_MS, withTimeBound } from '../workspaces/file-op-time-bound.ts'
 import { writePinned } from '../workspaces/pinned-io.ts'
+import { openBlob, type BlobCipher } from './blob-cipher.ts'
 import { chmodPinned, unlinkPinned } from './pinned-ops.ts'
 import { captureFile, sameState } from './tree-state.ts'
 import { recordingOf } from './turn-recorder.ts'
 import { unifiedDiff } from './unified-diff.ts'
 
-type Deps = { db: Db; workspaceRoot: string; redact: (text: string) => string }
+type Deps = {
+  db: Db
+  workspaceRoot: string
+  redact: (text: string) => string
+  /** Opens the encrypted contents (blob-cipher.ts); without it only rows kept in clear open. */
+  turnBlobs?: BlobCipher
+}
 
 const MAX_DIFF_INPUT = 256 * 1024
 // The most diff text one answer carries, all files together.
@@ -60,7 +67,7 @@ export async function describeTurn(deps: Deps, ref: TurnRef): Promise<TurnChange
   for (const change of listed) {
     const shown =
       budget > 0
-        ? diffOf(change, blobs)
+        ? diffOf(change, blobs, deps.turnBlobs)
         : { diff: null, note: 'not shown: this answer holds enough diffs' }
     budget -= shown.diff?.length ?? 0
     const verdict =
@@ -124,7 +131,7 @@ export async function undoTurn(deps: Deps, ref: TurnRef): Promise<UndoResult> {
           continue
         }
         const outcome = await withTimeBound('undo', change.path, FILE_OPERATION_LIMIT_MS, () =>
-          restore(deps.db, root, change),
+          restore(deps, root, change),
         )
         results.push({ path: change.path, outcome })
       } catch (error) {
@@ -257,7 +264,7 @@ async function undoVerdict(
 }
 
 async function restore(
-  db: Db,
+  deps: Deps,
   root: string,
   change: StoredChange,
 ): Promise<'restored' | 'removed'> {
@@ -267,9 +274,10 @@ async function restore(
     return 'removed'
   }
   if (before.kind !== 'file') throw new Error('nothing to restore')
-  const stored = (await TurnChanges.readBlobs(db, [before.hash])).get(before.hash)
+  const stored = (await TurnChanges.readBlobs(deps.db, [before.hash])).get(before.hash)
   if (stored === undefined) throw new Error('its earlier content is no longer kept')
-  const content = Buffer.from(stored, 'base64')
+  // Throws, before anything is written, when the row cannot be opened or does not match.
+  const content = openBlob(deps.turnBlobs, before.hash, stored)
   const absolute = join(root, ...change.path.split('/'))
   await writePinned(root, absolute, content, {
     createParents: after === null,
@@ -285,6 +293,7 @@ async function restore(
 function diffOf(
   change: StoredChange,
   blobs: Map<string, string>,
+  cipher: BlobCipher | undefined,
 ): { diff: string | null; note?: string } {
   const text = (state: FileState | null): string | null | { note: string } => {
     if (state === null) return null
@@ -293,7 +302,12 @@ function diffOf(
     if (state.size > MAX_DIFF_INPUT) return { note: 'too large to show a diff' }
     const content = blobs.get(state.hash)
     if (content === undefined) return { note: 'the content is no longer kept' }
-    const bytes = Buffer.from(content, 'base64')
+    let bytes: Buffer
+    try {
+      bytes = openBlob(cipher, state.hash, content)
+    } catch (error) {
+      return { note: `not shown: ${errorMessage(error).replace(/^its earlier /, 'its ')}` }
+    }
     if (bytes.subarray(0, 8_000).includes(0)) return { note: 'a binary file' }
     return bytes.toString('utf8')
   }

@@ -5,8 +5,9 @@ import { sessions } from './sessions.ts'
 
 /**
  * Per-turn undo (B3): popagent's own content store, never the user's git index, stash or refs.
- * File contents by their SHA-256, stored once however many turns keep them (base64, so the same
- * SQL runs on PostgreSQL and PGlite). `last_used_at` is touched whenever a snapshot keeps a
+ * File contents by their SHA-256, stored once however many turns keep them, as text so the same
+ * SQL runs on PostgreSQL and PGlite: encrypted, `v1:` + base64 (compute-host/undo/blob-cipher.ts),
+ * or plain base64 in rows written before encryption. `last_used_at` is touched whenever a snapshot keeps a
  * content again; contents no turn refers to are dropped some hours after their last use.
  */
 export const turnBlobs = pgTable(

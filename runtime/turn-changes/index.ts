@@ -39,24 +39,49 @@ export type StoredChange = {
 
 export type TurnRow = typeof turnChanges.$inferSelect
 
-/** Keeps blob contents (base64) by hash: new ones are inserted, known ones touched. */
+/**
+ * Keeps blob contents by hash, as the compute host sealed them (encrypted text in a versioned
+ * form, `v1:…`, compute-host/undo/blob-cipher.ts): new ones are inserted, known ones touched. A
+ * known row still in the plain form written before encryption (no ':') gets the sealed content
+ * instead of a touch, which would write its clear bytes into the write-ahead log once more.
+ */
 export async function keepBlobs(
   db: Db,
   blobs: ReadonlyArray<{ hash: string; size: number; content: string }>,
 ): Promise<void> {
   const unique = [...new Map(blobs.map((b) => [b.hash, b])).values()]
+  // Only the first characters are read, so a large content is not detoasted whole.
+  const plain = sql`position(':' in substr(${turnBlobs.content}, 1, 8)) = 0`
   for (let i = 0; i < unique.length; i += 500) {
     const batch = unique.slice(i, i + 500)
     const hashes = batch.map((b) => b.hash)
-    const known = new Set(
-      (
-        await db
-          .update(turnBlobs)
-          .set({ lastUsedAt: new Date() })
-          .where(inArray(turnBlobs.hash, hashes))
-          .returning({ hash: turnBlobs.hash })
+    const upgraded = new Set<string>()
+    const legacy = await db
+      .select({ hash: turnBlobs.hash })
+      .from(turnBlobs)
+      .where(and(inArray(turnBlobs.hash, hashes), plain))
+    const given = new Map(batch.map((b) => [b.hash, b.content]))
+    for (const { hash } of legacy) {
+      const sealed = given.get(hash)
+      if (!sealed?.includes(':')) continue
+      await db
+        .update(turnBlobs)
+        .set({ content: sealed, lastUsedAt: new Date() })
+        .where(eq(turnBlobs.hash, hash))
+      upgraded.add(hash)
+    }
+    const touch = hashes.filter((h) => !upgraded.has(h))
+    const known = new Set([
+      ...upgraded,
+      ...(touch.length === 0
+        ? []
+        : await db
+            .update(turnBlobs)
+            .set({ lastUsedAt: new Date() })
+            .where(inArray(turnBlobs.hash, touch))
+            .returning({ hash: turnBlobs.hash })
       ).map((r) => r.hash),
-    )
+    ])
     // Inserted in pieces of a bounded size, so one statement never carries the whole snapshot.
     let piece: typeof batch = []
     let bytes = 0
@@ -76,7 +101,7 @@ export async function keepBlobs(
   }
 }
 
-/** The contents (base64) of these hashes that the store still has. */
+/** The stored contents of these hashes that the store still has, still sealed. */
 export async function readBlobs(db: Db, hashes: readonly string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>()
   const unique = [...new Set(hashes)]
