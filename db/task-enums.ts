@@ -29,3 +29,14 @@ export const RESOLVABLE_TASK_STATES = ['failed', 'cancelled', 'dead-letter'] as 
 /** `agent` is ordinary work; `remediation` investigates a permanently failed parent. */
 export const TASK_KINDS = ['agent', 'remediation'] as const
 export type TaskKind = (typeof TASK_KINDS)[number]
+
+/**
+ * What a schedule does with occurrences missed while no host ran (docs/schedules.md): `latest`
+ * fires the newest only, `each` fires each up to a bound, `none` fires none that is late.
+ */
+export const SCHEDULE_CATCH_UPS = ['latest', 'each', 'none'] as const
+export type ScheduleCatchUp = (typeof SCHEDULE_CATCH_UPS)[number]
+
+/** An occurrence either became a task or was skipped, with the reason recorded beside it. */
+export const SCHEDULE_OCCURRENCE_OUTCOMES = ['fired', 'skipped'] as const
+export type ScheduleOccurrenceOutcome = (typeof SCHEDULE_OCCURRENCE_OUTCOMES)[number]

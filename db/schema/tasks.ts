@@ -16,9 +16,13 @@ import { sessions } from './sessions.ts'
 import { workspaces } from './workspaces.ts'
 
 import {
+  SCHEDULE_CATCH_UPS,
+  SCHEDULE_OCCURRENCE_OUTCOMES,
   TASK_KINDS,
   TASK_SOURCES,
   TASK_STATES,
+  type ScheduleCatchUp,
+  type ScheduleOccurrenceOutcome,
   type TaskKind,
   type TaskSource,
   type TaskState,
@@ -134,6 +138,8 @@ export const schedules = pgTable(
     model: text(),
     enabled: boolean().notNull().default(true),
     maxAttempts: integer().notNull().default(3),
+    /** What the scheduler does with occurrences missed while no host ran (migration 0021). */
+    catchUp: text().$type<ScheduleCatchUp>().notNull().default('latest'),
     nextRunAt: time(),
     lastFiredAt: time(),
     ...timestamps,
@@ -148,10 +154,17 @@ export const schedules = pgTable(
       .where(sql`${t.source} = 'self-update'`),
     check('popagent_agent_schedules_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
     check('popagent_agent_schedules_max_attempts', sql`${t.maxAttempts} between 1 and 100`),
+    check('popagent_agent_schedules_catch_up', sql`${t.catchUp} in ${inList(SCHEDULE_CATCH_UPS)}`),
   ],
 )
 
-/** One row per materialised occurrence: a second host's attempt at the same one is a no-op. */
+/**
+ * One row per occurrence the scheduler decided: fired (with its task) or skipped (with the reason,
+ * e.g. missed while no host ran, or refused by the self-update gate). The unique index makes the
+ * decision once per occurrence: a second host's attempt at the same one, fire or skip, is a no-op.
+ * `fired_at` is when the row was written, for a skipped occurrence too. Rows from before 0021 are
+ * all fires.
+ */
 export const scheduleFires = pgTable(
   'popagent_agent_schedule_fires',
   {
@@ -159,8 +172,26 @@ export const scheduleFires = pgTable(
       .notNull()
       .references(() => schedules.id, { onDelete: 'cascade' }),
     occurrenceAt: time().notNull(),
-    taskId: text().notNull(),
+    outcome: text().$type<ScheduleOccurrenceOutcome>().notNull().default('fired'),
+    /** Null for a fire; why the occurrence was skipped otherwise. */
+    reason: text(),
+    /** The task a fire created; null for a skipped occurrence. */
+    taskId: text(),
     firedAt: time().notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('popagent_agent_schedule_fires_pk').on(t.scheduleId, t.occurrenceAt)],
+  (t) => [
+    uniqueIndex('popagent_agent_schedule_fires_pk').on(t.scheduleId, t.occurrenceAt),
+    // The schedule list counts each schedule's skipped occurrences from this index alone.
+    index('popagent_agent_schedule_fires_skipped_idx')
+      .on(t.scheduleId)
+      .where(sql`${t.outcome} = 'skipped'`),
+    check(
+      'popagent_agent_schedule_fires_outcome',
+      sql`${t.outcome} in ${inList(SCHEDULE_OCCURRENCE_OUTCOMES)}`,
+    ),
+    check(
+      'popagent_agent_schedule_fires_shape',
+      sql`case ${t.outcome} when 'fired' then ${t.taskId} is not null and ${t.reason} is null else ${t.taskId} is null and ${t.reason} is not null end`,
+    ),
+  ],
 )
