@@ -113,8 +113,17 @@ test('two schedulers over simulated days never leave more than one self-update t
       completed++
     }
   }
-  const fires = await db.select().from(scheduleFires)
+  const fires = await db.select().from(scheduleFires).where(eq(scheduleFires.outcome, 'fired'))
   const made = await db.select({ id: tasks.id }).from(tasks).where(eq(tasks.source, 'self-update'))
+  const refused = await db
+    .select({ reason: scheduleFires.reason })
+    .from(scheduleFires)
+    .where(
+      and(
+        eq(scheduleFires.outcome, 'skipped'),
+        eq(scheduleFires.reason, 'a self-update task was already active'),
+      ),
+    )
   t.diagnostic(`${fires.length} fired, ${skipped.length} skipped, ${completed} completed`)
   assert.equal(maxActive, 1, 'the walk did have self-update work')
   assert.ok(completed > 20, `work moved on (${completed} completed)`)
@@ -127,7 +136,8 @@ test('two schedulers over simulated days never leave more than one self-update t
     skipped.length > 50,
     `occurrences were skipped while the slot was busy (${skipped.length})`,
   )
-  assert.deepEqual([...new Set(skipped)], ['a self-update task is already active'])
+  assert.deepEqual([...new Set(skipped)], ['a self-update task was already active'])
+  assert.equal(refused.length, skipped.length, 'every refused occurrence is recorded skipped')
   await db.update(tasks).set({ state: 'completed' }).where(eq(tasks.source, 'self-update'))
 
   // With self-update switched off, due occurrences are skipped too and nothing is queued.
@@ -146,6 +156,11 @@ test('two schedulers over simulated days never leave more than one self-update t
     assert.equal(after.length, before)
     assert.ok(skipped.length > 0)
     assert.deepEqual([...new Set(skipped)], ['self-update is off'])
+    const off = await db
+      .select({ reason: scheduleFires.reason })
+      .from(scheduleFires)
+      .where(eq(scheduleFires.reason, 'self-update is off'))
+    assert.equal(off.length, skipped.length, 'and recorded skipped')
   } finally {
     await Settings.autonomy.patch(db, { selfUpdateEnabled: true })
     await db.delete(schedules)

@@ -38,12 +38,6 @@ export function nextAfter(cron: Cron, after: Date): Date | null {
   return cron.nextRun(after)
 }
 
-/** The latest occurrence at or before `until`, or null when there is none. */
-export function latestUpTo(cron: Cron, until: Date): Date | null {
-  // previousRuns excludes a run exactly at its reference; one millisecond later includes it.
-  return cron.previousRuns(1, new Date(until.getTime() + 1))[0] ?? null
-}
-
 /** How many occurrences lie strictly between `from` and `to`, counted up to `cap`. */
 export function countBetween(cron: Cron, from: Date, to: Date, cap: number): number {
   let count = 0
@@ -52,6 +46,32 @@ export function countBetween(cron: Cron, from: Date, to: Date, cap: number): num
     count++
   }
   return count
+}
+
+/**
+ * The overdue occurrences from `due` (the stored next occurrence, overdue itself) up to and
+ * including `at`, oldest first: all of them, or, when there are more than `cap`, the newest `cap`
+ * and how many older ones there are (counted up to `cap`; `olderAtLeast` says the count stopped).
+ * A short outage costs a step or two forward; only a long one walks back from `at`.
+ */
+export function overdueUpTo(
+  cron: Cron,
+  due: Date,
+  at: Date,
+  cap: number,
+): { newest: Date[]; older: number; olderAtLeast: boolean } {
+  const found = [due]
+  for (const occurrence of cron.enumerate(due)) {
+    if (occurrence > at) break
+    if (found.length === cap) {
+      // previousRuns excludes a run exactly at its reference; one millisecond later includes it.
+      const newest = cron.previousRuns(cap, new Date(at.getTime() + 1)).reverse()
+      const between = countBetween(cron, due, newest[0]!, cap)
+      return { newest, older: 1 + between, olderAtLeast: between >= cap }
+    }
+    found.push(occurrence)
+  }
+  return { newest: found, older: 0, olderAtLeast: false }
 }
 
 /** Checks an expression for the API: valid, and occurring at least once; its next `count` runs. */

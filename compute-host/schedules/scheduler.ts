@@ -7,7 +7,8 @@ import { scheduledTask } from '../../runtime/schedules/scheduled-task.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import { enqueue } from '../../runtime/tasks/index.ts'
 import type { Logger } from '../log.ts'
-import { countBetween, latestUpTo, nextAfter, parseCron, type CronOptions } from './cron.ts'
+import { planCatchUp, type CatchUpPlan, type Skip } from './catch-up.ts'
+import { nextAfter, parseCron, type CronOptions } from './cron.ts'
 
 /**
  * Turns due cron occurrences into queued tasks. croner computes the times; PostgreSQL decides who
@@ -17,9 +18,11 @@ import { countBetween, latestUpTo, nextAfter, parseCron, type CronOptions } from
  * host with a stale view, a schedule pointed back in time) is a no-op. The tasks' wake-up NOTIFY
  * is delivered on commit: runners never see a task whose occurrence could still roll back.
  *
- * Catch-up, like anacron: when several occurrences of a schedule are overdue (the hosts were down),
- * only the most recent one fires and the skipped ones are counted in the log. A schedule whose
- * next occurrence is unset (just enabled) gets it computed from now, without firing.
+ * Catch-up (catch-up.ts): when occurrences of a schedule are overdue (the hosts were down), its
+ * policy decides which fire (by default only the most recent, like anacron); each one that does
+ * not is recorded skipped in the same fire records, with the reason, and counted in the log. A
+ * schedule whose next occurrence is unset (just enabled) gets it computed from now, without
+ * firing.
  *
  * Timing: after each pass the timer is armed for the earliest known next occurrence, so a fire is
  * late by a query, not by a poll; it never waits longer than `intervalMs`, which remains the
@@ -37,8 +40,6 @@ export type Scheduler = {
 export const SCHEDULER_LOCK_KEY = 0x706f7063
 // Due schedules handled per transaction; any beyond wait for the next tick.
 const BATCH = 100
-// Skipped occurrences are counted up to this many (the log says "at least" beyond it).
-const SKIP_COUNT_CAP = 1_000
 
 /** One pass: the tasks it created and when the next one is due (now, when a batch was full). */
 type Pass = { fired: number; wakeAt: Date | undefined }
@@ -99,22 +100,23 @@ export function createScheduler(options: {
             .where(eq(schedules.id, schedule.id))
           continue
         }
-        if (plan.occurrence) {
-          if (await fireGated(tx, schedule, plan.occurrence, log)) fired++
-          if (plan.skipped > 0) {
-            log.warn('schedule caught up: fired only the latest overdue occurrence', {
-              scheduleId: schedule.id,
-              occurrenceAt: plan.occurrence.toISOString(),
-              skipped: plan.skipped,
-              ...(plan.skipped >= SKIP_COUNT_CAP && { skippedAtLeast: true }),
-            })
+        // The newest occurrence that became a task here, if any.
+        let lastFired: Date | undefined
+        if (plan.catchUp) {
+          for (const occurrence of plan.catchUp.fire) {
+            if (await fireGated(tx, schedule, occurrence, log)) {
+              fired++
+              lastFired = occurrence
+            }
           }
+          await recordSkips(tx, schedule.id, plan.catchUp.skip)
+          if (plan.catchUp.skipped > 0) logCatchUp(log, schedule, plan.catchUp)
         }
         await tx
           .update(schedules)
           .set({
             nextRunAt: plan.next,
-            ...(plan.occurrence && { lastFiredAt: plan.occurrence }),
+            ...(lastFired && { lastFiredAt: lastFired }),
             updatedAt: sql`now()`,
           })
           .where(eq(schedules.id, schedule.id))
@@ -165,15 +167,15 @@ export function createScheduler(options: {
 type ScheduleRow = typeof schedules.$inferSelect
 
 /**
- * What one due schedule does at `at`: the occurrence to fire (none when it only needs its next
- * occurrence computed), how many overdue ones are skipped, and the next occurrence after `at`.
- * Undefined when its expression yields no occurrence on this host.
+ * What one due schedule does at `at`: its overdue occurrences fired and skipped (none when it only
+ * needs its next occurrence computed), and the next occurrence after `at`. Undefined when its
+ * expression yields no occurrence on this host.
  */
 function planFor(
   schedule: ScheduleRow,
   at: Date,
   cronOptions: CronOptions,
-): { occurrence: Date | null; skipped: number; next: Date } | undefined {
+): { catchUp: CatchUpPlan | null; next: Date } | undefined {
   let cron
   try {
     cron = parseCron(schedule.cron, cronOptions)
@@ -183,17 +185,38 @@ function planFor(
   const next = nextAfter(cron, at)
   if (!next) return undefined
   const due = schedule.nextRunAt
-  if (!due) return { occurrence: null, skipped: 0, next }
-  // The stored occurrence is due; a later one up to now supersedes it (the latest wins).
-  const latest = latestUpTo(cron, at)
-  if (!latest || latest <= due) return { occurrence: due, skipped: 0, next }
-  return { occurrence: latest, skipped: 1 + countBetween(cron, due, latest, SKIP_COUNT_CAP), next }
+  if (!due) return { catchUp: null, next }
+  return { catchUp: planCatchUp(cron, due, at, schedule.catchUp), next }
+}
+
+function logCatchUp(log: Logger, schedule: ScheduleRow, plan: CatchUpPlan) {
+  log.warn('schedule caught up: missed occurrences are recorded skipped in its history', {
+    scheduleId: schedule.id,
+    catchUp: schedule.catchUp,
+    fired: plan.fire.map((o) => o.toISOString()),
+    skipped: plan.skipped,
+    recorded: plan.skip.length,
+    ...(plan.skippedAtLeast && { skippedAtLeast: true }),
+  })
+}
+
+/**
+ * Records skipped occurrences beside the fired ones. The same unique index decides each
+ * occurrence once: one another host already fired or skipped stays as it was.
+ */
+async function recordSkips(tx: Db, scheduleId: string, skips: Skip[]) {
+  if (skips.length === 0) return
+  await tx
+    .insert(scheduleFires)
+    .values(skips.map((s) => ({ scheduleId, ...s, outcome: 'skipped' as const })))
+    .onConflictDoNothing()
 }
 
 /**
  * A self-update occurrence fires only while the autonomy settings allow it (reread in this
- * transaction) and no self-update task is active anywhere; otherwise it is skipped, said in the
- * log, and the schedule moves on to its next occurrence. Other sources fire as they are.
+ * transaction) and no self-update task is active anywhere; otherwise it is recorded skipped with
+ * the reason, said in the log, and the schedule moves on to its next occurrence. Other sources
+ * fire as they are.
  */
 async function fireGated(
   tx: Db,
@@ -202,20 +225,21 @@ async function fireGated(
   log: Logger,
 ): Promise<boolean> {
   if (schedule.source !== 'self-update') return fire(tx, schedule, occurrence)
-  const skip = (reason: string) => {
+  const skip = async (reason: string) => {
     log.info('self-update occurrence skipped', {
       scheduleId: schedule.id,
       occurrenceAt: occurrence.toISOString(),
       reason,
     })
+    await recordSkips(tx, schedule.id, [{ occurrenceAt: occurrence, reason }])
     return false
   }
   if (!(await Settings.autonomy.get(tx)).selfUpdateEnabled) return skip('self-update is off')
   try {
-    // A savepoint: the refused occurrence leaves no fire row and the pass goes on.
+    // A savepoint: the refused occurrence leaves no fire row (only its skip) and the pass goes on.
     return await tx.transaction((savepoint) => fire(savepoint, schedule, occurrence))
   } catch (error) {
-    if (error instanceof AutonomousTaskActive) return skip('a self-update task is already active')
+    if (error instanceof AutonomousTaskActive) return skip('a self-update task was already active')
     throw error
   }
 }

@@ -4,9 +4,11 @@ import {
   CreateScheduleInput,
   type CronPreviewAnswer,
   PatchScheduleInput,
+  ScheduleHistoryQuery,
   ScheduleParams,
 } from '../../runtime/contracts/schedules.ts'
 import { HostUnavailable } from '../../runtime/errors.ts'
+import { history } from '../../runtime/schedules/history.ts'
 import * as Schedules from '../../runtime/schedules/index.ts'
 import { runNow } from '../../runtime/schedules/run-now.ts'
 import type { AppEnv } from '../env.ts'
@@ -70,6 +72,16 @@ export const schedules = new Hono<AppEnv>()
   // The schedule's task, queued now as an occurrence would be; needs only the database.
   .post('/:id/run', validate('param', ScheduleParams), async (c) =>
     c.json(await runNow(c.var.db, c.req.valid('param').id), 201),
+  )
+  // Its occurrences, fired and skipped, newest first; needs only the database.
+  .get(
+    '/:id/history',
+    validate('param', ScheduleParams),
+    validate('query', ScheduleHistoryQuery),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      return c.json({ history: await history(c.var.db, id, c.req.valid('query').limit) }, 200)
+    },
   )
   .delete('/:id', validate('param', ScheduleParams), async (c) => {
     const { id } = c.req.valid('param')

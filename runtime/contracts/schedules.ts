@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SCHEDULE_CATCH_UPS, SCHEDULE_OCCURRENCE_OUTCOMES } from '../../db/task-enums.ts'
 import { ScheduleId, WorkspaceId } from '../ids.ts'
 import { Line, ModelId, Prompt, Title } from './fields.ts'
 import { Task, TaskState } from './tasks.ts'
@@ -17,6 +18,14 @@ export const ScheduleLastTask = z.object({
 })
 export type ScheduleLastTask = z.infer<typeof ScheduleLastTask>
 
+/**
+ * What the scheduler does with occurrences missed while no host ran: `latest` fires the newest
+ * and records the others skipped, `each` fires each (the newest 24 at most), `none` fires none
+ * that is more than a minute late. The bounds live in compute-host/schedules/catch-up.ts.
+ */
+export const ScheduleCatchUp = z.enum(SCHEDULE_CATCH_UPS)
+export type ScheduleCatchUp = z.infer<typeof ScheduleCatchUp>
+
 export const Schedule = z.object({
   id: z.string(),
   source: Task.shape.source,
@@ -27,6 +36,7 @@ export const Schedule = z.object({
   model: z.string().nullable(),
   enabled: z.boolean(),
   maxAttempts: z.number(),
+  catchUp: ScheduleCatchUp,
   /** The next occurrence not yet materialised; null while disabled or until the scheduler sets it. */
   nextRunAt: z.string().nullable(),
   /** The latest occurrence materialised into a task. */
@@ -35,6 +45,8 @@ export const Schedule = z.object({
   timezone: z.string().nullable(),
   /** Null until the schedule has queued a task (or once its tasks are deleted). */
   lastTask: ScheduleLastTask.nullable(),
+  /** How many of its occurrences were recorded skipped (its history lists them). */
+  skippedCount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -52,6 +64,7 @@ export const CreateScheduleInput = z.strictObject({
   model: ModelId.optional(),
   enabled: z.boolean().optional(),
   maxAttempts: MaxAttempts.optional(),
+  catchUp: ScheduleCatchUp.optional(),
 })
 export type CreateScheduleInput = z.infer<typeof CreateScheduleInput>
 
@@ -64,12 +77,35 @@ export const PatchScheduleInput = z
     model: ModelId.nullable(),
     enabled: z.boolean(),
     maxAttempts: MaxAttempts,
+    catchUp: ScheduleCatchUp,
   })
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' })
 export type PatchScheduleInput = z.infer<typeof PatchScheduleInput>
 
 export const ScheduleParams = z.strictObject({ id: ScheduleId })
+
+/** The most occurrences one history answer holds. */
+export const SCHEDULE_HISTORY_CAP = 200
+
+/** `GET /api/schedules/:id/history?limit=`: the newest occurrences first, 50 unless asked. */
+export const ScheduleHistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(SCHEDULE_HISTORY_CAP).default(50),
+})
+export type ScheduleHistoryQuery = z.infer<typeof ScheduleHistoryQuery>
+
+/** One occurrence the scheduler decided: fired with its task, or skipped with the reason. */
+export const ScheduleOccurrence = z.object({
+  occurrenceAt: z.string(),
+  outcome: z.enum(SCHEDULE_OCCURRENCE_OUTCOMES),
+  /** Why it was skipped; null for a fire. */
+  reason: z.string().nullable(),
+  /** The task it became; null for a skip. */
+  taskId: z.string().nullable(),
+  /** When the scheduler wrote the decision (after downtime, later than the occurrence). */
+  recordedAt: z.string(),
+})
+export type ScheduleOccurrence = z.infer<typeof ScheduleOccurrence>
 
 /** `POST /api/schedules/preview`: an expression to check before it is saved (nothing is stored). */
 export const CronPreviewInput = z.strictObject({ cron: Cron })

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql, type SQL } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
-import { schedules, tasks } from '../../db/schema/index.ts'
+import { scheduleFires, schedules, tasks } from '../../db/schema/index.ts'
 import type { TaskSource } from '../../db/schema/tasks.ts'
 import type { CronPreview } from '../contracts/host-api.ts'
 import type {
@@ -28,8 +28,9 @@ export function checkedCron(expression: string, preview: CronPreview): CheckedCr
 }
 
 // System schedules (self-update, build-maintenance) keep their code-owned name and payload: the
-// operator may retime, pause and resume them, but not rewrite or delete them.
-const SYSTEM_EDITABLE = new Set(['cron', 'enabled'])
+// operator may retime, pause and resume them, and choose their catch-up (when, not what), but not
+// rewrite or delete them.
+const SYSTEM_EDITABLE = new Set(['cron', 'enabled', 'catchUp'])
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
@@ -39,6 +40,7 @@ export function toSchedule(
   row: ScheduleRow,
   timezone: string | null,
   lastTask: LastTaskRow | null = null,
+  skippedCount = 0,
 ): Schedule {
   return {
     id: row.id,
@@ -50,10 +52,12 @@ export function toSchedule(
     model: row.model,
     enabled: row.enabled,
     maxAttempts: row.maxAttempts,
+    catchUp: row.catchUp,
     nextRunAt: iso(row.nextRunAt),
     lastFiredAt: iso(row.lastFiredAt),
     timezone,
     lastTask: lastTask && { ...lastTask, createdAt: lastTask.createdAt.toISOString() },
+    skippedCount,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
@@ -61,7 +65,8 @@ export function toSchedule(
 
 /**
  * Schedules with the newest task each one queued (its occurrences and runs now alike), found
- * through the tasks' `schedule_id`: a deleted task leaves the one before it as the last.
+ * through the tasks' `schedule_id`: a deleted task leaves the one before it as the last. The
+ * count of skipped occurrences reads only the fire records' partial index of skips.
  */
 async function read(db: Db, timezone: string | null, where?: SQL): Promise<Schedule[]> {
   const last = db
@@ -71,16 +76,23 @@ async function read(db: Db, timezone: string | null, where?: SQL): Promise<Sched
     .orderBy(desc(tasks.createdAt), desc(tasks.id))
     .limit(1)
     .as('last_task')
+  const skipped = db
+    .select({ count: sql<number>`count(*)::int`.as('count') })
+    .from(scheduleFires)
+    .where(and(eq(scheduleFires.scheduleId, schedules.id), eq(scheduleFires.outcome, 'skipped')))
+    .as('skipped')
   const rows = await db
     .select({
       schedule: schedules,
       last: { id: last.id, state: last.state, createdAt: last.createdAt },
+      skipped: skipped.count,
     })
     .from(schedules)
     .leftJoinLateral(last, sql`true`)
+    .leftJoinLateral(skipped, sql`true`)
     .where(where)
     .orderBy(asc(schedules.createdAt), asc(schedules.id))
-  return rows.map((r) => toSchedule(r.schedule, timezone, r.last))
+  return rows.map((r) => toSchedule(r.schedule, timezone, r.last, r.skipped ?? 0))
 }
 
 export async function list(db: Db, timezone: string | null): Promise<Schedule[]> {
@@ -115,6 +127,7 @@ export async function create(db: Db, input: NewSchedule): Promise<Schedule> {
       model: input.model ?? null,
       enabled,
       ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
+      ...(input.catchUp && { catchUp: input.catchUp }),
       nextRunAt: enabled ? input.cron.nextRunAt : null,
     })
     .returning()
