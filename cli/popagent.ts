@@ -23,6 +23,8 @@ const USAGE = `usage: popagent <command>
             print a workspace's repository brief from a running popagent (POPAGENT_URL)
   schedules [--json]
             list the cron schedules of a running popagent (POPAGENT_URL)
+  schedules history <id> [--json]
+            one schedule's newest occurrences: each fired one's task, each skipped one's reason
   tasks [--json]
             list the newest background tasks
   task <id> [--json]

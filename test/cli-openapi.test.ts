@@ -21,6 +21,7 @@ type Verb = (env: Record<string, string | undefined>, args: string[]) => Promise
 const API_VERBS: Record<string, [Verb, string[]]> = {
   'repo-brief': [repoBrief, ['default', 'where are the routes']],
   schedules: [schedules, []],
+  'schedules history': [schedules, ['history', 'sch_00000000000000000000000000']],
   tasks: [tasks, []],
   task: [task, ['tsk_00000000000000000000000000']],
   'task-resolve': [taskResolve, ['tsk_00000000000000000000000000', '--evidence', 'done']],
@@ -78,7 +79,8 @@ describe('the CLI and the OpenAPI document', () => {
     assert.ok(verbs.includes('tasks'), verbs.join(' '))
     assert.deepEqual(
       verbs.filter((v) => !PROCESS_VERBS.includes(v)).sort(),
-      Object.keys(API_VERBS).sort(),
+      // A verb's subcommands ('schedules history') are that verb in the help.
+      [...new Set(Object.keys(API_VERBS).map((name) => name.split(' ')[0]!))].sort(),
     )
   })
 

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict'
 import { Cron } from 'croner'
 import { eq } from '../db/drizzle-orm.ts'
 import { after, before, describe, test } from 'node:test'
+import { createLogger } from '../compute-host/log.ts'
 import { previewCron, serverTimezone } from '../compute-host/schedules/cron.ts'
-import { schedules } from '../db/schema/index.ts'
+import { createScheduler } from '../compute-host/schedules/scheduler.ts'
+import { schedules, tasks } from '../db/schema/index.ts'
 import * as Schedules from '../runtime/schedules/index.ts'
 import type { CreateScheduleInput } from '../runtime/contracts/schedules.ts'
 import { createTestApp, json } from './support/app.ts'
@@ -68,6 +70,8 @@ describe('schedules API', () => {
     assert.equal(made.source, 'user')
     assert.equal(made.timezone, serverTimezone())
     assert.equal(made.maxAttempts, 4)
+    assert.equal(made.catchUp, 'latest', 'the default catch-up')
+    assert.equal(made.skippedCount, 0)
     assert.equal(made.nextRunAt, new Cron(WEEKLY, { mode: '5-part' }).nextRun()!.toISOString())
 
     const listed = await okJson(await list())
@@ -88,6 +92,19 @@ describe('schedules API', () => {
     assert.equal(withModel.nextRunAt, retimed.nextRunAt, 'other edits keep the next occurrence')
     const noModel = await okJson(await patch(made.id, { model: null }))
     assert.equal(noModel.model, null)
+    const each = await okJson(await patch(made.id, { catchUp: 'each' }))
+    assert.equal(each.catchUp, 'each')
+    assert.equal(each.maxAttempts, 2, 'a catch-up change keeps the rest')
+    const none = await okJson(await create({ ...valid, catchUp: 'none' }), 201)
+    assert.equal(none.catchUp, 'none')
+    for (const [method, path] of [
+      ['POST', ''],
+      ['PATCH', `/${made.id}`],
+    ] as const) {
+      const body = method === 'POST' ? { ...valid, catchUp: 'sometimes' } : { catchUp: 'sometimes' }
+      const refused = await raw(method, path, body)
+      assert.ok((await errorJson(refused, 400)).error.data?.fields?.catchUp, `${method} ${path}`)
+    }
 
     const paused = await okJson(await patch(made.id, { enabled: false }))
     assert.equal(paused.enabled, false)
@@ -142,6 +159,8 @@ describe('schedules API', () => {
       cron: Schedules.checkedCron(WEEKLY, previewCron(WEEKLY)),
     })
     assert.equal((await patch(system.id, { cron: '0 10 * * 1', enabled: false })).status, 200)
+    const retimed = await okJson(await patch(system.id, { catchUp: 'none' }))
+    assert.equal(retimed.catchUp, 'none', 'catch-up is about when, so a system schedule takes it')
     for (const res of [
       await patch(system.id, { prompt: 'something else' }),
       await remove(system.id),
@@ -195,6 +214,8 @@ describe('schedules API', () => {
       ['POST', '/api/schedules', json(valid)],
       ['PATCH', `/api/schedules/${id}`, json({ name: 'x' })],
       ['DELETE', `/api/schedules/${id}`, {}],
+      ['POST', `/api/schedules/${id}/run`, {}],
+      ['GET', `/api/schedules/${id}/history`, {}],
     ]
     for (const [method, path, init] of routes) {
       const headers = (init.headers ?? {}) as Record<string, string>
@@ -251,5 +272,73 @@ describe('schedules API', () => {
     })
     assert.equal(await wrongKey.exited, 1)
     assert.match(wrongKey.output(), /refused the API key: set POPAGENT_API_KEY/)
+  })
+
+  test('`popagent schedules history` prints the occurrences the API lists, fired and skipped', async () => {
+    // Far in the future, so the stack's own scheduler (on the real clock) never finds it due;
+    // the other tests' schedules are paused so that only this one is due on the test's clock.
+    await stack.database.db.update(schedules).set({ enabled: false, nextRunAt: null })
+    let now = new Date('2030-07-01T10:03:00Z')
+    const cron = '*/15 * * * *'
+    const schedule = await Schedules.create(stack.database.db, {
+      ...valid,
+      name: 'missed while down',
+      cron: Schedules.checkedCron(cron, previewCron(cron, { now })),
+      source: 'user',
+    })
+    const scheduler = createScheduler({
+      db: stack.database.db,
+      log: createLogger({ secrets: [], write: () => {} }),
+      now: () => now,
+    })
+    now = new Date('2030-07-01T10:38:00Z')
+    assert.equal(await scheduler.tick(), 1)
+    const [task] = await stack.database.db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(eq(tasks.scheduleId, schedule.id))
+    const url = await stack.listen()
+    const printed = runCli(['schedules', 'history', schedule.id], { POPAGENT_URL: url })
+    assert.equal(await printed.exited, 0, printed.output())
+    assert.deepEqual(
+      printed
+        .output()
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/ {2,}/)),
+      [
+        ['OCCURRENCE', 'OUTCOME', 'TASK', 'REASON'],
+        ['2030-07-01T10:30:00.000Z', 'fired', task!.id, '-'],
+        ['2030-07-01T10:15:00.000Z', 'skipped', '-', 'missed: no host was running'],
+      ],
+    )
+    const asJson = runCli(['schedules', 'history', schedule.id, '--json'], { POPAGENT_URL: url })
+    assert.equal(await asJson.exited, 0, asJson.output())
+    const fromApi = await okJson(
+      await api()[':id'].history.$get({ param: { id: schedule.id }, query: {} }),
+    )
+    assert.deepEqual(JSON.parse(asJson.output()), fromApi)
+    const listed = runCli(['schedules'], { POPAGENT_URL: url })
+    assert.equal(await listed.exited, 0, listed.output())
+    const row = listed
+      .output()
+      .split('\n')
+      .find((l) => l.startsWith(schedule.id))
+    assert.match(
+      row ?? '',
+      / latest {2,}1 {2,}/,
+      'the list shows the catch-up and the skipped count',
+    )
+
+    const unknown = runCli(['schedules', 'history', 'sch_00000000000000000000000000'], {
+      POPAGENT_URL: url,
+    })
+    assert.equal(await unknown.exited, 1)
+    assert.match(unknown.output(), /schedule not found/)
+    for (const args of [['history'], ['history', schedule.id, '--all'], ['histories']]) {
+      const refused = runCli(['schedules', ...args], { POPAGENT_URL: url })
+      assert.equal(await refused.exited, 2, args.join(' '))
+      assert.match(refused.output(), /usage: popagent schedules/)
+    }
   })
 })
