@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
 import { serverTimezone } from '../compute-host/schedules/cron.ts'
+import { scheduleFires } from '../db/schema/index.ts'
 import { createTestApp, json } from './support/app.ts'
 import {
   browserMissing,
@@ -275,6 +276,7 @@ describe('admin pages', () => {
       await page.getByLabel('Name', { exact: true }).fill('weekday standup')
       await page.getByLabel('Prompt').fill('Summarise yesterday’s commits')
       await page.getByLabel('Max attempts').fill('2')
+      await page.getByLabel('Missed runs').selectOption('none')
       await page.getByRole('button', { name: 'Create schedule' }).click()
       await page.getByText('Created “weekday standup”.').waitFor()
 
@@ -294,7 +296,29 @@ describe('admin pages', () => {
       const stored = await okJson(await client().api.schedules.$get())
       const made = stored.schedules.find((s) => s.name === 'weekday standup')
       assert.equal(made?.maxAttempts, 2)
+      assert.equal(made.catchUp, 'none')
       assert.ok(made.nextRunAt)
+
+      // Skipped occurrences: their count under Last run opens the history, which links the fire.
+      const [task] = (await okJson(await client().api.tasks.$get({ query: {} }))).tasks
+      const missed = 'missed: more than 60 s late (catch-up: none)'
+      await stack.database.db.insert(scheduleFires).values([
+        { scheduleId: made.id, occurrenceAt: new Date('2030-07-01T07:30:00Z'), taskId: task!.id },
+        ...['2030-07-02T07:30:00Z', '2030-07-03T07:30:00Z'].map((at) => ({
+          scheduleId: made.id,
+          occurrenceAt: new Date(at),
+          outcome: 'skipped' as const,
+          reason: missed,
+        })),
+      ])
+      await page.reload()
+      await standup.getByText('2 skipped').click()
+      await standup.getByText(missed).first().waitFor()
+      assert.equal(await standup.getByText(missed).count(), 2)
+      assert.match(
+        (await standup.getByRole('link', { name: 'fired' }).getAttribute('href')) ?? '',
+        new RegExp(`/tasks/${task!.id}$`),
+      )
 
       // Enable/disable per row.
       await page.getByLabel('Enabled: weekday standup').uncheck()

@@ -21,6 +21,7 @@ import {
 } from '../queries/schedules.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
 import { ScheduleForm } from '../schedules/schedule-form.tsx'
+import { SkipHistory } from '../schedules/skip-history.tsx'
 import './admin.css'
 
 const LIVE: readonly TaskState[] = LIVE_TASK_STATES
@@ -153,6 +154,9 @@ export default function Schedules() {
                             <StateBadge state={last().state} /> {when(last().createdAt)}
                           </A>
                         )}
+                      </Show>
+                      <Show when={s.skippedCount}>
+                        <SkipHistory id={s.id} count={s.skippedCount} />
                       </Show>
                     </td>
                     <td class="hide-narrow">{s.maxAttempts}</td>

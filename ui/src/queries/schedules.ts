@@ -8,7 +8,13 @@ import { api, ok } from '../api.ts'
 /** Cron schedules, with the server's timezone on each. */
 export const getSchedules = query(() => ok(api.schedules.$get()), 'schedules')
 
-export const refreshSchedules = () => revalidate(getSchedules.key)
+/** A schedule's newest occurrences, fired and skipped (the list links it from its skip count). */
+export const getScheduleHistory = query(
+  (id: string) => ok(api.schedules[':id'].history.$get({ param: { id }, query: {} })),
+  'scheduleHistory',
+)
+
+export const refreshSchedules = () => revalidate([getSchedules.key, getScheduleHistory.key])
 
 /** The host's reading of a cron expression; not cached, it is asked as the owner types. */
 export const previewCron = (cron: string) => ok(api.schedules.preview.$post({ json: { cron } }))

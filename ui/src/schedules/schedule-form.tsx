@@ -1,5 +1,10 @@
 import { createEffect, createSignal, For, onCleanup, Show } from 'solid-js'
-import type { CronPreviewAnswer, Schedule } from '../../../runtime/contracts/schedules.ts'
+import type {
+  CronPreviewAnswer,
+  Schedule,
+  ScheduleCatchUp,
+} from '../../../runtime/contracts/schedules.ts'
+import { SCHEDULE_CATCH_UPS } from '../../../runtime/contracts/task-enums.ts'
 import type { Workspace } from '../../../runtime/contracts/workspaces.ts'
 import { inZone } from '../components/dates.ts'
 import { ErrorNote, Notice } from '../components/status.tsx'
@@ -14,6 +19,7 @@ const LABELS = {
   prompt: 'Prompt',
   model: 'Model',
   maxAttempts: 'Max attempts',
+  catchUp: 'Missed runs',
 }
 
 type Preview = CronPreviewAnswer | { error: string } | undefined
@@ -25,6 +31,7 @@ const valuesOf = (s: Schedule | undefined) => ({
   prompt: s?.prompt ?? '',
   model: s?.model ?? '',
   maxAttempts: String(s?.maxAttempts ?? 3),
+  catchUp: s?.catchUp ?? ('latest' as ScheduleCatchUp),
   enabled: s?.enabled ?? true,
 })
 
@@ -89,13 +96,14 @@ export function ScheduleForm(props: {
     props.onDone?.()
   }
   const create = async () => {
-    const { name, cron, prompt, enabled, maxAttempts, model } = form.values
+    const { name, cron, prompt, enabled, maxAttempts, model, catchUp } = form.values
     const schedule = await createSchedule({
       name,
       workspaceId: chosenWorkspace(),
       cron,
       prompt,
       enabled,
+      catchUp,
       maxAttempts: Number(maxAttempts),
       ...(model && { model }),
     })
@@ -209,6 +217,18 @@ export function ScheduleForm(props: {
             onInput={(e) => form.set('maxAttempts', e.currentTarget.value)}
             disabled={system}
           />
+        </label>
+        <label>
+          Missed runs
+          <select
+            value={form.values.catchUp}
+            onChange={(e) => form.set('catchUp', e.currentTarget.value as ScheduleCatchUp)}
+          >
+            <For each={SCHEDULE_CATCH_UPS}>{(c) => <option>{c}</option>}</For>
+          </select>
+          <span class="field-hint">
+            while no host ran: fire the latest, each (24 at most), or none
+          </span>
         </label>
         <label class="check">
           <input
