@@ -18,8 +18,11 @@ export type SizeLimits = SizeFigures
 
 // The whole app was held to 80 kB while it had seven pages (77.6 kB, December 2026); the
 // documentation, memories, hooks, secrets and observability pages add about 3 to 4 kB each, all
-// loaded lazily, so it is 100 kB. The first load is what the entry limit guards, and it stays.
-export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 100, onDemandKb: 30 }
+// loaded lazily, so it was 100 kB (99.9 kB used). The third round adds the channels, MCP servers,
+// browser and autonomy pages and a chat turn shown as steps with recovery (about 4 to 6 kB each,
+// all lazy), so the whole app may grow to 125 kB. The first load is what the entry limit guards,
+// and it stays at 25 kB.
+export const UI_SIZE_LIMITS: SizeLimits = { entryKb: 25, appKb: 125, onDemandKb: 30 }
 
 /** Chunk names (vite names a dynamic import's chunk after its module) loaded on demand. */
 const ON_DEMAND_CHUNKS = new Set(['languages'])
