@@ -35,8 +35,23 @@ export type CreateSecretInput = z.infer<typeof CreateSecretInput>
 
 export const RotateSecretInput = z.strictObject({ value: SecretValue })
 
-// Names the sandbox sets itself, or that change how programs load, are never taken from the vault.
-const RESERVED_ENV = /^(PATH|HOME|LANG|PWD|SHELL|LD_.*|NODE_OPTIONS)$/
+// Names the sandbox sets itself, or that change how programs load or start, are never taken from
+// the vault. A hook's environment is also the environment of the host-side programs that build its
+// sandbox (the start's shell, prlimit, bubblewrap), so the list covers what glibc drops for setuid
+// programs (its "unsecure" variables: loader, tunables, locale and resolver paths), what a shell
+// runs or reparses on start (ENV, BASH_ENV, IFS, exported functions) and the language runtimes'
+// preload switches.
+const RESERVED_ENV = new RegExp(
+  '^(' +
+    [
+      'PATH|HOME|LANG|PWD|SHELL|TMPDIR',
+      'LD_.*|GLIBC_TUNABLES|GCONV_PATH|GETCONF_DIR|HOSTALIASES|LOCALDOMAIN|LOCPATH|MALLOC_.*',
+      'NIS_PATH|NLSPATH|RESOLV_HOST_CONF|RES_OPTIONS|TZDIR',
+      'ENV|BASH_ENV|BASHOPTS|SHELLOPTS|IFS|PS4|CDPATH|PROMPT_COMMAND|BASH_FUNC_.*',
+      'NODE_OPTIONS|NODE_PATH|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|JAVA_TOOL_OPTIONS',
+    ].join('|') +
+    ')$',
+)
 
 /** A command hook's environment variable that gets the value. */
 export const HookEnvBinding = z.strictObject({
