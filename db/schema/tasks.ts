@@ -85,6 +85,10 @@ export const tasks = pgTable(
       .where(sql`${t.state} in ('running', 'cancelling')`),
     index('popagent_agent_tasks_list_idx').on(t.createdAt),
     index('popagent_agent_tasks_workspace_idx').on(t.workspaceId, t.createdAt),
+    // A schedule's last task (runtime/schedules/index.ts reads it per schedule, newest first).
+    index('popagent_agent_tasks_schedule_idx')
+      .on(t.scheduleId, t.createdAt, t.id)
+      .where(sql`${t.scheduleId} is not null`),
     // One remediation per failed parent, however many times the parent fails.
     uniqueIndex('popagent_agent_tasks_remediation_parent_idx')
       .on(t.parentTaskId)
