@@ -151,6 +151,7 @@ export async function startEngines(
       observers,
       recall,
       hooks,
+      observability,
     }
     const resources: HostResources = {
       ...core,

@@ -51,7 +51,11 @@ export function observabilityHandlers($: HostResources): ObservabilityHandlers {
     },
     listFeedback: () => listFeedback(storage()),
     modelPrices: async () => ({ prices: await currentPrices(db) }),
-    setModelPrice: (body) => setModelPrice(db, body),
+    setModelPrice: async (body) => {
+      const price = await setModelPrice(db, body)
+      obs.prices.invalidate()
+      return price
+    },
     retention: async () => {
       const [settings, last] = await Promise.all([readRetention(db), lastRetentionRun(db)])
       return {

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../database/handle.ts'
 import type { Logger } from '../log.ts'
 import { createExportQueue } from './export-queue.ts'
 import { createOtlpExporter } from './otlp-exporter.ts'
+import { createPriceCache } from './price-cache.ts'
 import { startRetentionJob } from './retention-job.ts'
 import { createStoreTracer } from './store-tracer.ts'
 import { openSpanStore } from './span-store.ts'
@@ -71,6 +72,8 @@ export function createObservability(options: {
     queue,
     retention,
     tracer: enabled ? createStoreTracer({ queue, redact: options.redact }) : noopTracer,
+    /** The price table for the run path's cost cap, kept in memory. */
+    prices: createPriceCache(options.handle.db, log),
     /** Resolves once the first `init()` attempt is over, whatever its outcome. */
     initialised,
     health: () => ({

@@ -1,4 +1,13 @@
 import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
+import { costUsd } from '../observability/cost.ts'
+import {
+  callCeilingUsd,
+  createPromptEstimator,
+  formatCost,
+  NO_PRICES,
+  OUTPUT_RESERVE_TOKENS,
+  type RunPrices,
+} from './cost-cap.ts'
 
 /** What one chat turn or task tree may spend, counted across the supervisor and specialists. */
 export type RunLimits = {
@@ -6,6 +15,8 @@ export type RunLimits = {
   outputTokens: number
   toolCalls: number
   wallTimeMs: number
+  /** The cost cap, in the price table's unit (USD): priced model calls only (cost-cap.ts). */
+  costUsd: number
   /** 0: the supervisor works alone; 1: it may delegate (specialists never do). */
   delegationDepth: number
 }
@@ -15,6 +26,8 @@ export type BudgetUsed = {
   outputTokens: number
   toolCalls: number
   wallTimeMs: number
+  /** What the priced calls cost; calls on a model with no price count under the tokens only. */
+  costUsd: number
 }
 
 export type BudgetKind = keyof BudgetUsed
@@ -26,6 +39,10 @@ export type BudgetSnapshot = {
   exhausted?: BudgetKind
   /** Why the loop breaker ended the whole run, once it did. */
   loopStopped?: string
+  /** Models this run called that have no price: the cost cap does not count them. */
+  unpricedModels?: string[]
+  /** Why the price table could not be read: no call of this run is priced. */
+  pricesUnavailable?: string
 }
 
 const NAMES: Record<BudgetKind, string> = {
@@ -33,9 +50,14 @@ const NAMES: Record<BudgetKind, string> = {
   outputTokens: 'output tokens',
   toolCalls: 'tool calls',
   wallTimeMs: 'wall time',
+  costUsd: 'cost',
 }
 
-/** The settings' limits, lowered by a task's own overrides where it has them. */
+/**
+ * The settings' limits, lowered by a task's own overrides where it has them. Unattended work
+ * (every task: the owner's, schedules', self-update's, evolution's, remediations) starts from
+ * the unattended cost cap, which the settings keep lower than a chat turn's.
+ */
 export function limitsFrom(
   settings: Pick<
     AgentRuntimeSettings,
@@ -44,8 +66,11 @@ export function limitsFrom(
     | 'budgetToolCalls'
     | 'budgetWallTimeMs'
     | 'budgetDelegationDepth'
+    | 'budgetCostUsd'
+    | 'budgetUnattendedCostUsd'
   >,
   overrides: Partial<Record<string, number>> | null = null,
+  unattended = false,
 ): RunLimits {
   const lower = (key: string, value: number) => Math.min(value, overrides?.[key] ?? value)
   return {
@@ -53,6 +78,10 @@ export function limitsFrom(
     outputTokens: lower('budgetOutputTokens', settings.budgetOutputTokens),
     toolCalls: lower('budgetToolCalls', settings.budgetToolCalls),
     wallTimeMs: lower('budgetWallTimeMs', settings.budgetWallTimeMs),
+    costUsd: lower(
+      'budgetCostUsd',
+      unattended ? settings.budgetUnattendedCostUsd : settings.budgetCostUsd,
+    ),
     delegationDepth: settings.budgetDelegationDepth,
   }
 }
@@ -65,17 +94,35 @@ export function limitsFrom(
  * (final-step.ts), tool calls are refused (guard-hooks.ts), and the driver marks the result.
  * Tokens can pass their limit by what the steps in flight at that moment use (at most one step of
  * a specialist and one of the supervisor).
+ *
+ * Cost is the one limit checked before the spending: each call on a priced model first reserves
+ * its worst case (`reserveCall`, the rule in cost-cap.ts) and the call that would pass the cap is
+ * not made, so cost never passes it. A reservation is held until that agent's step finishes (a
+ * supervisor's step that delegated finishes after its specialist), then replaced by what the
+ * gateway reported. Calls on a model with no price count under the token limits only.
  */
 export function createRunBudget(
   limits: RunLimits,
-  options: { used?: Partial<BudgetUsed> | null; now?: () => number } = {},
+  options: {
+    used?: Partial<BudgetUsed> | null
+    now?: () => number
+    prices?: RunPrices
+  } = {},
 ) {
+  const prices = options.prices ?? NO_PRICES
+  const estimator = createPromptEstimator()
+  // The worst cases of calls made and not yet reported, per agent, oldest first.
+  const reserved = new Map<string, number[]>()
+  let reservedUsd = 0
+  const unpriced = new Set<string>()
+  let costStopped: string | undefined
   const now = options.now ?? Date.now
   const startedAt = now() - (options.used?.wallTimeMs ?? 0)
   const used = {
     inputTokens: options.used?.inputTokens ?? 0,
     outputTokens: options.used?.outputTokens ?? 0,
     toolCalls: options.used?.toolCalls ?? 0,
+    costUsd: options.used?.costUsd ?? 0,
   }
   let exhausted: BudgetKind | undefined
   // The step number each agent was given as its answering step, once the budget had ended or
@@ -88,24 +135,87 @@ export function createRunBudget(
   const check = (): BudgetKind | undefined => {
     if (exhausted) return exhausted
     const u = current()
+    if (costStopped !== undefined) return (exhausted = 'costUsd')
     const limit: Record<BudgetKind, number> = {
       inputTokens: limits.inputTokens,
       outputTokens: limits.outputTokens,
       toolCalls: limits.toolCalls,
       wallTimeMs: limits.wallTimeMs,
+      costUsd: limits.costUsd,
     }
     exhausted = (Object.keys(limit) as BudgetKind[]).find((k) => u[k] >= limit[k])
     return exhausted
   }
   return {
     limits,
-    /** A finished step of one agent (the supervisor, a specialist) and what it used. */
+    /**
+     * A finished step of one agent (the supervisor, a specialist) on `model` and what it used:
+     * its reservation, if it had one, is replaced by what it cost.
+     */
     stepFinished(
-      usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined,
+      usage:
+        | {
+            inputTokens?: number | undefined
+            outputTokens?: number | undefined
+            cachedInputTokens?: number | undefined
+          }
+        | undefined,
+      agent?: { agentId: string; model: string },
     ) {
       used.inputTokens += usage?.inputTokens ?? 0
       used.outputTokens += usage?.outputTokens ?? 0
+      if (agent) {
+        const held = reserved.get(agent.agentId)?.shift()
+        if (held !== undefined) reservedUsd -= held
+        estimator.reported(agent.agentId, usage?.inputTokens)
+        const price = prices.lookup(agent.model)
+        if (price) {
+          const cost = costUsd(
+            {
+              inputTokens: usage?.inputTokens ?? 0,
+              outputTokens: usage?.outputTokens ?? 0,
+              cachedInputTokens: usage?.cachedInputTokens ?? 0,
+            },
+            price,
+          )
+          used.costUsd = Math.round((used.costUsd + cost) * 1e8) / 1e8
+        } else unpriced.add(agent.model)
+      }
       check()
+    },
+    /** Whether the cost cap counts calls on this model (it has a price). */
+    priced(model: string): boolean {
+      if (prices.lookup(model)) return true
+      unpriced.add(model)
+      return false
+    },
+    /**
+     * Before a call on a priced model: its worst case is reserved, or the call is refused
+     * because it could pass the cap (and every later call of the run with it).
+     */
+    reserveCall(call: {
+      agentId: string
+      model: string
+      stepNumber: number
+      chars: number
+      tools: number
+    }): { refused?: string; maxOutputTokens?: number } {
+      const price = prices.lookup(call.model)
+      if (!price) return {}
+      if (costStopped !== undefined) return { refused: costStopped }
+      const inputTokens = estimator.estimate(call.agentId, call.stepNumber, call.chars, call.tools)
+      const ceiling = callCeilingUsd(price, inputTokens)
+      const committed = used.costUsd + reservedUsd
+      if (committed + ceiling > limits.costUsd) {
+        costStopped = `The cost cap of this run was reached: ${formatCost(committed)} of ${formatCost(limits.costUsd)} is spent or held, and the next call (${call.model}, about ${inputTokens} prompt tokens and up to ${OUTPUT_RESERVE_TOKENS} output tokens) could cost up to ${formatCost(ceiling)}, which would pass it, so it was not made.`
+        check()
+        return { refused: costStopped }
+      }
+      const list = reserved.get(call.agentId) ?? []
+      list.push(ceiling)
+      reserved.set(call.agentId, list)
+      reservedUsd += ceiling
+      return { maxOutputTokens: OUTPUT_RESERVE_TOKENS }
     },
     /**
      * Called as an agent prepares step `stepNumber` (0-based): once the budget has ended, this
@@ -156,16 +266,24 @@ export function createRunBudget(
         limits,
         ...(kind && { exhausted: kind }),
         ...(loopStopped !== undefined && { loopStopped }),
+        ...(unpriced.size > 0 && { unpricedModels: [...unpriced].sort() }),
+        ...(prices.unavailable !== undefined && { pricesUnavailable: prices.unavailable }),
       }
     },
     /** What the model and the user are told when the budget ended. */
     endedMessage(): string | undefined {
       const kind = check()
       if (!kind) return loopStopped
+      if (kind === 'costUsd' && costStopped !== undefined) return costStopped
       const u = current()
-      const value = (k: BudgetKind) =>
-        k === 'wallTimeMs' ? `${Math.round(u[k] / 1000)} s` : String(u[k])
-      const limit = kind === 'wallTimeMs' ? `${Math.round(limits[kind] / 1000)} s` : limits[kind]
+      const shown = (k: BudgetKind, n: number) =>
+        k === 'wallTimeMs'
+          ? `${Math.round(n / 1000)} s`
+          : k === 'costUsd'
+            ? formatCost(n)
+            : String(n)
+      const value = (k: BudgetKind) => shown(k, u[k])
+      const limit = shown(kind, limits[kind])
       return `The budget of this run has ended: ${NAMES[kind]} used ${value(kind)} of ${limit}. Do not call any tools. Answer now with what you have, and say plainly what is unfinished.`
     },
   }

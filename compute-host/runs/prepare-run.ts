@@ -9,6 +9,7 @@ import type { Recall } from '../recall/recall.ts'
 import type { BlobCipher } from '../undo/blob-cipher.ts'
 import { recallEvent } from '../recall/recall-event.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
+import { costCapped, NO_PRICES, type RunPrices } from './cost-cap.ts'
 import { STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { guardHooks } from './guard-hooks.ts'
@@ -48,6 +49,8 @@ export type RunDeps = {
   syncSecrets?: () => Promise<void>
   /** Encrypts what per-turn undo keeps of the repository's files; without it undo keeps none. */
   turnBlobs?: BlobCipher
+  /** The price table for the cost cap; without it no model is priced (tokens count, cost not). */
+  prices?: () => Promise<RunPrices>
 }
 
 export type PreparedRun = {
@@ -87,8 +90,15 @@ export async function prepareRun(
     observers?: readonly RunObserver[]
     /** Tool hooks run after the guards and before the event hook, in order (hooks go here). */
     toolHooks?: readonly AgentToolHooks[]
-    /** A task's own lower limits, and what its tree already used. */
-    budget?: { overrides?: Record<string, number> | null; used?: Partial<BudgetUsed> | null }
+    /**
+     * A task's own lower limits, and what its tree already used; `unattended` (every task) starts
+     * from the unattended cost cap instead of a chat turn's.
+     */
+    budget?: {
+      overrides?: Record<string, number> | null
+      used?: Partial<BudgetUsed> | null
+      unattended?: boolean
+    }
     /** When the driver began (epoch ms), if before preparation: its own checks count too. */
     startedAt?: number
     /** Whether this run preflights a repository brief. */
@@ -107,7 +117,11 @@ export async function prepareRun(
   // The driver's own checks before preparation (the chat's session lookup).
   if (input.startedAt !== undefined) clock.lap('driver')
   const config = input.config ?? (await deps.config.snapshot())
-  const [settings, memorySettings] = await Promise.all([config.agentRuntime(), config.memory()])
+  const [settings, memorySettings, prices] = await Promise.all([
+    config.agentRuntime(),
+    config.memory(),
+    deps.prices?.() ?? NO_PRICES,
+  ])
   clock.lap('settings')
   const route = input.model ?? settings.effectiveDefaultModel
   const workspace = input.withoutRepository ? undefined : await config.workspace(input.workspaceId)
@@ -135,9 +149,12 @@ export async function prepareRun(
     [...(input.observers ?? []), ...deps.observers, ...(recall ? [recall.observer] : [])],
     deps.log,
   )
-  const budget = createRunBudget(limitsFrom(settings, input.budget?.overrides), {
-    used: input.budget?.used ?? null,
-  })
+  const budget = createRunBudget(
+    limitsFrom(settings, input.budget?.overrides, input.budget?.unattended === true),
+    { used: input.budget?.used ?? null, prices },
+  )
+  // The model each agent runs on, once the team is built (a specialist may have its own).
+  let modelOf = (_agentId: string) => route
   const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
   // After the guards (a refused call is never shown to a hook), before everything that reports.
   const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
@@ -158,17 +175,24 @@ export async function prepareRun(
       toolCallEvents(events, run),
     ]),
     specialistOptions: (agentId) => ({
-      prepareStep: reserveFinalStep(
-        (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
-        () => settings.finalResponseFeedback,
-        (step) => budget.answeringStep(agentId, step),
+      prepareStep: costCapped(
+        reserveFinalStep(
+          (rc) => (rc as { get?: (k: string) => unknown })?.get?.(STEP_CEILING_KEY) as number,
+          () => settings.finalResponseFeedback,
+          (step) => budget.answeringStep(agentId, step),
+        ),
+        budget,
+        { agentId, agentName: agentId, model: () => modelOf(agentId) },
+        { events, run },
       ),
-      onStepFinish: (step: { usage?: StepUsage }) => budget.stepFinished(step.usage),
+      onStepFinish: (step: { usage?: StepUsage }) =>
+        budget.stepFinished(step.usage, { agentId, model: modelOf(agentId) }),
       stopWhen: ({ steps }: { steps: readonly unknown[] }) =>
         budget.answered(agentId, steps.length),
     }),
   })
   clock.lap('agents')
+  modelOf = (agentId) => team.profiles[agentId]?.modelOverride ?? route
   for (const missing of team.unavailableTools) {
     deps.log.debug('tool not available for this run', missing)
   }

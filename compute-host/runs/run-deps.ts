@@ -15,10 +15,10 @@ export function runDeps(
     | 'redactor'
     | 'observers'
   > &
-    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault' | 'turnBlobs'>>,
+    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault' | 'turnBlobs' | 'observability'>>,
   log: Logger,
 ): RunDeps {
-  const { vault } = $
+  const { vault, observability } = $
   return {
     db: $.databases.application.db,
     workspaceRoot: $.workspaceRoot,
@@ -33,5 +33,6 @@ export function runDeps(
     ...($.hooks && { hooks: $.hooks }),
     ...(vault && { syncSecrets: () => vault.sync() }),
     ...($.turnBlobs && { turnBlobs: $.turnBlobs }),
+    ...(observability && { prices: () => observability.prices.current() }),
   }
 }

@@ -3,6 +3,7 @@ import type { AgentRuntimeSettings } from '../../runtime/contracts/settings.ts'
 import { createRunContext } from '../agents/run-context.ts'
 import { MEMORY_RESOURCE_ID } from '../memory/thread-memory.ts'
 import type { RunBudget } from './budget.ts'
+import { costCapped } from './cost-cap.ts'
 import { delegationConfig } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
 import { withBrief, type Preflight } from './preflight.ts'
@@ -11,7 +12,11 @@ import type { RecallOutcome } from '../recall/recall.ts'
 import type { RunEvents, RunRef, TokenUsage } from './run-events.ts'
 import type { UsageMeter } from './usage.ts'
 
-export type StepUsage = { inputTokens?: number | undefined; outputTokens?: number | undefined }
+export type StepUsage = {
+  inputTokens?: number | undefined
+  outputTokens?: number | undefined
+  cachedInputTokens?: number | undefined
+}
 
 // The loop's step result type is not exported; take it from the execution options.
 type SupervisorStep = Parameters<NonNullable<AgentExecutionOptions['onStepFinish']>>[0]
@@ -50,16 +55,22 @@ export function supervisorOptions(run: {
     }),
     abortSignal: run.signal,
     maxSteps: settings.supervisorMaxSteps,
-    prepareStep: withBrief(
-      run.briefing,
-      withRecall(
-        run.recalling,
-        reserveFinalStep(
-          () => settings.supervisorMaxSteps,
-          () => settings.finalResponseFeedback,
-          (step) => budget.answeringStep(supervisorId, step),
+    // The cost cap decides last, on the step as the others made it (brief, recall, final step).
+    prepareStep: costCapped(
+      withBrief(
+        run.briefing,
+        withRecall(
+          run.recalling,
+          reserveFinalStep(
+            () => settings.supervisorMaxSteps,
+            () => settings.finalResponseFeedback,
+            (step) => budget.answeringStep(supervisorId, step),
+          ),
         ),
       ),
+      budget,
+      { ...run.supervisor, model: () => run.route },
+      { events, run: run.run },
     ),
     // A model that asks for tools on its answering step anyway still stops there.
     stopWhen: ({ steps }: { steps: readonly unknown[] }) =>
@@ -74,7 +85,10 @@ export function supervisorOptions(run: {
       agents: run.agents,
     }),
     onStepFinish: (result: SupervisorStep) => {
-      budget.stepFinished((result as { usage?: StepUsage }).usage)
+      budget.stepFinished((result as { usage?: StepUsage }).usage, {
+        agentId: supervisorId,
+        model: run.route,
+      })
       events.emit({
         type: 'step',
         run: run.run,

@@ -65,7 +65,7 @@ export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
       usage,
       observers: [transcriptOf(context, deps.redact, () => budgetNow())],
       signal: context.signal,
-      budget: { overrides: task.budget, used: task.budgetUsed },
+      budget: { overrides: task.budget, used: task.budgetUsed, unattended: true },
       // Self-update work changes a repository only inside its contained workflow: its remediation
       // reads evidence and resolves, and never gets the owner's checkout to write in.
       ...(task.source === 'self-update' && { withoutRepository: SELF_UPDATE_REMEDIATION }),
@@ -92,6 +92,12 @@ export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
       const denial = run.hookDenial()
       if (denial)
         throw new TaskFailure('hook-denied', `a PreToolUse hook denied a tool call: ${denial}`)
+      // The cost cap refused a call: the loop ended there (a tripwire); the tree's cap is final.
+      if (run.budget.exhausted() === 'costUsd') {
+        const budget = run.budget.snapshot()
+        void context.record({ kind: 'budget', ...budget, answer: text.slice(0, STEP_TEXT_CHARS) })
+        throw new TaskFailure('budget-exhausted', run.budget.endedMessage() ?? 'the cost cap')
+      }
       if (output.error) throw output.error
       // A processor that failed (observational memory meeting a restarting database) or refused
       // the run ends the stream through a tripwire, with no text and no error: its reason is the

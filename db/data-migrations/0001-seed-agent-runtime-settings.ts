@@ -40,6 +40,8 @@ export const seedAgentRuntimeSettings: DataMigration = {
         budgetWallTimeMs: 30 * 60_000,
         budgetDelegationDepth: 1,
         loopRepeatLimit: 3,
+        budgetCostUsd: 2,
+        budgetUnattendedCostUsd: 1,
       })
       .onConflictDoNothing()
   },

@@ -1,5 +1,5 @@
 import { sql } from '../drizzle-orm.ts'
-import { boolean, check, integer, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
+import { boolean, check, integer, numeric, pgTable, text, timestamp } from '../drizzle-pg-core.ts'
 
 /**
  * The agent-runtime singleton: model source and default, execution and delegation bounds, and
@@ -37,6 +37,9 @@ export const agentRuntimeSettings = pgTable(
     budgetWallTimeMs: integer().notNull(),
     budgetDelegationDepth: integer().notNull(),
     loopRepeatLimit: integer().notNull(),
+    // Cost caps in the price table's unit (USD): a chat turn's, and a task tree's (lower).
+    budgetCostUsd: numeric({ precision: 12, scale: 4, mode: 'number' }).notNull(),
+    budgetUnattendedCostUsd: numeric({ precision: 12, scale: 4, mode: 'number' }).notNull(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [

@@ -80,15 +80,23 @@ const BudgetNumbers = {
   outputTokens: z.number(),
   toolCalls: z.number(),
   wallTimeMs: z.number(),
+  /** Priced model calls only, in the price table's unit (USD); absent on turns saved before. */
+  costUsd: z.number().optional(),
 }
 
 /** A run's budget (B1): what it used, its limits, and the limit that ended it, if one did. */
 export const BudgetReport = z.object({
   used: z.object(BudgetNumbers),
   limits: z.object({ ...BudgetNumbers, delegationDepth: z.number() }),
-  exhausted: z.enum(['inputTokens', 'outputTokens', 'toolCalls', 'wallTimeMs']).optional(),
+  exhausted: z
+    .enum(['inputTokens', 'outputTokens', 'toolCalls', 'wallTimeMs', 'costUsd'])
+    .optional(),
   /** Why the loop breaker ended the whole run (two agents stopped), when it did. */
   loopStopped: z.string().optional(),
+  /** Models the turn called that have no price: only the token limits counted them. */
+  unpricedModels: z.array(z.string()).optional(),
+  /** Why the price table could not be read: the turn's calls were not priced. */
+  pricesUnavailable: z.string().optional(),
 })
 export type BudgetReport = z.infer<typeof BudgetReport>
 

@@ -12,6 +12,15 @@ const EMPTY = { message: 'give at least one setting to change' }
 
 export const ModelSource = z.enum(MODEL_SOURCES)
 
+// A cost cap: at least a cent, at most 100,000, to the hundredth of a cent.
+const CostCap = z
+  .number()
+  .min(0.01)
+  .max(100_000)
+  .refine((v) => Math.abs(Math.round(v * 10_000) - v * 10_000) < 1e-6, {
+    message: 'at most four decimal places',
+  })
+
 /**
  * The limits of one chat turn or task tree (B1), each a hard ceiling counted across the
  * supervisor and every specialist. A task may lower them for itself (`TaskBudget`), never raise
@@ -26,6 +35,11 @@ export const BudgetLimits = z.strictObject({
     .int()
     .min(1_000)
     .max(24 * 3_600_000),
+  /**
+   * The cost cap of a chat turn (and a task's own cap), in the price table's unit (USD): the
+   * model call that could pass it is not made. Calls on a model with no price do not count.
+   */
+  budgetCostUsd: CostCap,
 })
 export type BudgetLimits = z.infer<typeof BudgetLimits>
 
@@ -64,6 +78,9 @@ export const AgentRuntimeSettingsPatch = z
     // there is; 0 runs the supervisor alone.
     budgetDelegationDepth: z.number().int().min(0).max(1),
     loopRepeatLimit: z.number().int().min(2).max(20),
+    // The cost cap of a task tree (every task the run path runs: the owner's, schedules',
+    // remediations): nobody watches it, so its default is lower than a chat turn's.
+    budgetUnattendedCostUsd: CostCap,
   })
   .partial()
   .refine(nonEmpty, EMPTY)

@@ -32,6 +32,8 @@ export const BudgetUsed = z.object({
   outputTokens: z.number(),
   toolCalls: z.number(),
   wallTimeMs: z.number(),
+  /** What the tree's priced model calls cost (USD); absent on trees recorded before. */
+  costUsd: z.number().optional(),
 })
 
 /** A background task as the API shows it. */

@@ -143,6 +143,8 @@ function budgetUsedOf(value: Record<string, number> | null): Task['budgetUsed'] 
     outputTokens: value.outputTokens ?? 0,
     toolCalls: value.toolCalls ?? 0,
     wallTimeMs: value.wallTimeMs ?? 0,
+    // The tree's cost goes on with it (attempts, remediation); trees recorded before have none.
+    ...(value.costUsd !== undefined && { costUsd: value.costUsd }),
   }
 }
 

@@ -3,6 +3,7 @@ import { createMemo, createSignal, For, Show } from 'solid-js'
 import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
+import { BudgetCost } from './budget-cost.tsx'
 import { FeedbackButtons } from './feedback-buttons.tsx'
 import { RecallOutput } from './recall-output.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
@@ -171,6 +172,7 @@ function MessageView(props: {
             Budget: {b().used.toolCalls} of {b().limits.toolCalls} tool calls ·{' '}
             {b().used.inputTokens.toLocaleString()} of {b().limits.inputTokens.toLocaleString()}{' '}
             input tokens
+            <BudgetCost budget={b()} />
           </p>
         )}
       </Show>
@@ -183,6 +185,7 @@ const BUDGET_NAMES = {
   outputTokens: 'output tokens',
   toolCalls: 'tool calls',
   wallTimeMs: 'wall time',
+  costUsd: 'cost cap',
 } as const
 
 /** Who worked on the reply: each delegation and tool call with its status and result or error. */

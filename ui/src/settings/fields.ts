@@ -89,6 +89,20 @@ export const AGENT_RUNTIME: Group<keyof AgentRuntimeSettingsPatch>[] = [
       { key: 'budgetWallTimeMs', label: 'Wall time (ms)', type: 'number' },
       { key: 'budgetDelegationDepth', label: 'Delegation depth (0 or 1)', type: 'number' },
       {
+        key: 'budgetCostUsd',
+        label: 'Cost cap of a chat turn (USD)',
+        type: 'number',
+        step: '0.0001',
+        hint: 'Priced from the model prices (Observability); a model with no price counts under the token limits only.',
+      },
+      {
+        key: 'budgetUnattendedCostUsd',
+        label: 'Cost cap of a task tree (USD)',
+        type: 'number',
+        step: '0.0001',
+        hint: 'Tasks, schedules and remediations: nobody watches them, so keep it below the chat cap.',
+      },
+      {
         key: 'loopRepeatLimit',
         label: 'Loop breaker: identical failing calls before the path stops',
         type: 'number',
