@@ -21,12 +21,19 @@ const FAILURE_CHARS = 300
  * agent's loop: its next step is its answering step, without tools and told why (budget.ts), so a
  * model that keeps asking for a refused call cannot run on to its step limit. A specialist stopped
  * so returns to the supervisor with that answer; the second agent stopped ends the whole run.
+ *
+ * Across a task tree: the calls the loop breaker took out of a task are carried to its
+ * remediation (`carried`, by digest: the tool and its arguments, whichever agent asks), which
+ * refuses them from its first attempt, telling the model why; asking again is a loop as above.
+ * `onBroken` hears each call as it is taken out, so the task driver can keep it for the tree.
  */
 export function guardHooks(options: {
   budget: RunBudget
   repeatLimit: number
   events: RunEvents
   run: RunRef
+  carried?: ReadonlyMap<string, string>
+  onBroken?: (call: BrokenCall) => void
 }): AgentToolHooks {
   const { budget, repeatLimit, events, run } = options
   const failures = new Map<string, number>()
@@ -35,6 +42,11 @@ export function guardHooks(options: {
   // Calls not run again, with why.
   const broken = new Map<string, string>()
   const delegations = new Map<string, number>()
+  const markBroken = (call: string, tool: string, input: unknown, why: string) => {
+    if (broken.has(call)) return
+    broken.set(call, why)
+    options.onBroken?.({ tool, digest: callDigest(tool, input), why })
+  }
   return (agent) => {
     const who = { agentId: agent.id, agentName: agent.name }
     const refuse = (guard: 'budget' | 'loop' | 'delegation', tool: string, message: string) => {
@@ -64,6 +76,13 @@ export function guardHooks(options: {
         }
         const why = broken.get(call)
         if (why !== undefined) return stopLoop(toolName, why)
+        const inherited = options.carried?.get(callDigest(toolName, input))
+        if (inherited !== undefined) {
+          // Refused at once; asked again, it stops the agent like any broken call.
+          const carriedWhy = `The task this remediates was stopped on this exact call (${inherited})`
+          broken.set(call, carriedWhy)
+          return refuse('loop', toolName, `${carriedWhy}. It will not be run in this task tree.`)
+        }
         if (delegation) {
           const count = (delegations.get(call) ?? 0) + 1
           if (count > repeatLimit) {
@@ -86,8 +105,10 @@ export function guardHooks(options: {
           const streak = last?.digest === digest ? last.streak + 1 : 1
           results.set(call, { digest, streak })
           if (streak >= repeatLimit && !toolName.startsWith('agent-')) {
-            broken.set(
+            markBroken(
               call,
+              toolName,
+              input,
               `This exact call returned the same result ${repeatLimit} times in a row`,
             )
           }
@@ -98,11 +119,29 @@ export function guardHooks(options: {
         const count = (failures.get(same) ?? 0) + 1
         failures.set(same, count)
         if (count >= repeatLimit) {
-          broken.set(call, `This exact call failed the same way ${repeatLimit} times`)
+          markBroken(
+            call,
+            toolName,
+            input,
+            `This exact call failed the same way ${repeatLimit} times`,
+          )
         }
       },
     }
   }
+}
+
+/** A call the loop breaker took out of a run, as the task tree keeps it. */
+export type BrokenCall = { tool: string; digest: string; why: string }
+
+/**
+ * A call's identity across a task tree: the tool and its arguments, digested (the arguments may
+ * hold what must not be stored; the transcript keeps only this).
+ */
+export function callDigest(tool: string, input: unknown): string {
+  return createHash('sha256')
+    .update(`${tool}\0${stableJson(input ?? null)}`)
+    .digest('base64url')
 }
 
 /** One call's identity: who called which tool with which arguments (key order ignored). */

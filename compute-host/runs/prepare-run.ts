@@ -12,7 +12,7 @@ import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './
 import { costCapped, NO_PRICES, type RunPrices } from './cost-cap.ts'
 import { STEP_CEILING_KEY } from './delegation.ts'
 import { reserveFinalStep } from './final-step.ts'
-import { guardHooks } from './guard-hooks.ts'
+import { guardHooks, type BrokenCall } from './guard-hooks.ts'
 import { createRunEvents, type RunEvents, type RunObserver, type RunRef } from './run-events.ts'
 import { composeToolHooks, toolCallEvents, type AgentToolHooks } from './tool-hooks.ts'
 import { toolInputRedaction } from './tool-input-redaction.ts'
@@ -101,6 +101,14 @@ export async function prepareRun(
     }
     /** When the driver began (epoch ms), if before preparation: its own checks count too. */
     startedAt?: number
+    /**
+     * The loop breaker across a task tree: calls taken out of the task this run remediates (by
+     * digest, with why), refused from the start; `onBroken` hears each call taken out here.
+     */
+    loopBreaker?: {
+      carried?: ReadonlyMap<string, string>
+      onBroken?: (call: BrokenCall) => void
+    }
     /** Whether this run preflights a repository brief. */
     preflight?: boolean
     /** Ends the preflight brief early when the client or the task goes away. */
@@ -155,7 +163,13 @@ export async function prepareRun(
   )
   // The model each agent runs on, once the team is built (a specialist may have its own).
   let modelOf = (_agentId: string) => route
-  const guards = guardHooks({ budget, repeatLimit: settings.loopRepeatLimit, events, run })
+  const guards = guardHooks({
+    budget,
+    repeatLimit: settings.loopRepeatLimit,
+    events,
+    run,
+    ...input.loopBreaker,
+  })
   // After the guards (a refused call is never shown to a hook), before everything that reports.
   const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
   const team = await deps.agents.build({

@@ -1,6 +1,7 @@
 import * as Tasks from '../../runtime/tasks/index.ts'
 import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
 import { TaskFailure } from '../tasks/failure-policy.ts'
+import { BROKEN_CALL_RECORD, brokenCallsOf } from '../tasks/sql/broken-calls.ts'
 import { remediationTools } from '../tools/remediation-tools.ts'
 import { createActivityLog } from './activity.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
@@ -50,6 +51,11 @@ export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
     }
     // Steps are recorded with the budget used so far (the task page shows it as the run goes).
     let budgetNow = (): unknown => undefined
+    // A remediation does not repeat the calls that broke its parent (or its own earlier attempts).
+    const carried =
+      task.kind === 'remediation' && task.parentTaskId
+        ? await brokenCallsOf(deps.db, [task.parentTaskId, task.id])
+        : undefined
     const run = await prepareRun(deps, {
       run: {
         kind: 'task',
@@ -66,6 +72,11 @@ export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
       observers: [transcriptOf(context, deps.redact, () => budgetNow())],
       signal: context.signal,
       budget: { overrides: task.budget, used: task.budgetUsed, unattended: true },
+      loopBreaker: {
+        ...(carried && { carried }),
+        // Kept in the transcript as a digest with why, for a remediation to refuse.
+        onBroken: (call) => void context.record({ kind: BROKEN_CALL_RECORD, ...call }),
+      },
       // Self-update work changes a repository only inside its contained workflow: its remediation
       // reads evidence and resolves, and never gets the owner's checkout to write in.
       ...(task.source === 'self-update' && { withoutRepository: SELF_UPDATE_REMEDIATION }),
