@@ -8,6 +8,7 @@ import type { SkillRow } from '../runtime/agents/skills.ts'
 import type { AgentRuntimeSettings, MemorySettings } from '../runtime/contracts/settings.ts'
 import type { Workspace } from '../runtime/contracts/workspaces.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
+import * as Overlays from '../runtime/evolution/overlays.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
 import { deepFreeze } from '../runtime/deep-freeze.ts'
@@ -26,6 +27,8 @@ export type ConfigSnapshot = {
   /** Every agent row, the supervisor first. */
   agentRows(): Promise<readonly AgentRow[]>
   enabledSkillRows(): Promise<readonly SkillRow[]>
+  /** Every agent's active learned overlays (evolution), composed after its instructions. */
+  learnedOverlays(): Promise<readonly Overlays.ActiveOverlay[]>
   /** An event's enabled hooks, in merge order. */
   enabledHooks(event: HookEvent): Promise<readonly Hooks.HookRow[]>
 }
@@ -88,6 +91,7 @@ export function createConfigCache(db: Db): ConfigCache {
         workspace: (id) => kept(`workspace:${id}`, () => Workspaces.get(db, id)),
         agentRows: () => kept('agents', () => Agents.listRows(db)),
         enabledSkillRows: () => kept('skills', () => Skills.enabledRows(db)),
+        learnedOverlays: () => kept('overlays', () => Overlays.activeOverlays(db)),
         enabledHooks: (event) => kept(`hooks:${event}`, () => Hooks.enabledFor(db, event)),
       }
     },

@@ -5,6 +5,7 @@ import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
 import { startDocIndexer } from './docs/indexer.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
+import { createEvolution } from './evolution/index.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
 import { createEngineHandlers } from './host-handlers.ts'
@@ -140,6 +141,15 @@ export async function startEngines(
       secretEnv: (hookId) => vault.hookEnv(hookId),
     })
     observers.addTaskObserver(taskStopHooks(hooks))
+    // Agent evolution: its signal observers join the registry; its worker starts below.
+    const evolution = createEvolution({
+      db,
+      log: log.child({ component: 'evolution' }),
+      models,
+      observers,
+      redact,
+      workerId: `host-${hostname()}-${process.pid}`,
+    })
     const partial = {
       databases,
       workspaceRoot,
@@ -200,12 +210,14 @@ export async function startEngines(
       observers,
       recall,
       hooks,
+      evolution,
     }
     // A database restart during start-up is ridden out like the one during a run: the runner's
     // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
     // a previous run of this host left live are closed before it takes new ones.
     await Promise.all([retry(() => resources.tasks.start()), resources.liveTurns.start()])
     resources.scheduler.start()
+    await evolution.worker.start()
     const docIndexer = startDocIndexer(docsDeps)
     void reconcileAtStart({ db, workspaceRoot, log: log.child({ component: 'self-update' }) })
     const retention = startFactRetention(db, log.child({ component: 'memories' }))
@@ -218,6 +230,7 @@ export async function startEngines(
         retention.stop()
         await resources.scheduler.stop()
         await docIndexer.stop()
+        await evolution.worker.stop()
         await resources.tasks.stop()
       },
       close: async () => {

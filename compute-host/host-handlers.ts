@@ -114,7 +114,23 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     },
     autonomyReconcile: () =>
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
-    ...observabilityHandlers($),
+    evolutionRun: () => $.evolution.worker.runNow(),
+    ...withFeedbackSignal($, observabilityHandlers($)),
+  }
+}
+
+/** A thumbs-down is also an evolution signal, recorded after the feedback itself is stored. */
+function withFeedbackSignal<H extends ReturnType<typeof observabilityHandlers>>(
+  $: HostResources,
+  handlers: H,
+): H {
+  return {
+    ...handlers,
+    addFeedback: async (body, c) => {
+      const saved = await handlers.addFeedback(body, c)
+      await $.evolution.feedback(body)
+      return saved
+    },
   }
 }
 

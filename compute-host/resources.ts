@@ -20,6 +20,7 @@ import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
 import type { BlobCipher } from './undo/blob-cipher.ts'
+import type { Evolution } from './evolution/index.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -72,6 +73,8 @@ export type HostResources = {
   recall: Recall
   /** The chat turns this host runs, which outlive the requests that started them. */
   liveTurns: LiveTurns
+  /** Agent evolution: signals from runs and feedback, and the worker that learns from them. */
+  evolution: Evolution
   /**
    * Encrypts the file contents per-turn undo keeps, under a key derived from POPAGENT_SECRET_KEY;
    * absent without that key, and then undo keeps nothing (undo/turn-recorder.ts).

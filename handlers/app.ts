@@ -26,6 +26,7 @@ import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { autonomy } from './routes/autonomy.ts'
+import { evolution } from './routes/evolution.ts'
 import { tasks } from './routes/tasks.ts'
 import { turns } from './routes/turns.ts'
 
@@ -67,6 +68,7 @@ export const api = new Hono<AppEnv>()
   .route('/sessions', sessionHooks)
   .route('/tasks', taskHooks)
   .route('/autonomy', autonomy)
+  .route('/autonomy', evolution)
   .route('/observability', observability)
   .route('/openapi.json', openapi(appRoutes))
 

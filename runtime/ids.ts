@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   secretBinding: 'sbd',
   hook: 'hok',
   hookRun: 'hkr',
+  evolutionSignal: 'evs',
+  evolutionRevision: 'evr',
+  learnedOverlay: 'ovl',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

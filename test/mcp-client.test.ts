@@ -62,6 +62,7 @@ describe('MCP client over Streamable HTTP', () => {
       'mislabelled-image',
       'notes',
       'picture',
+      'reach',
       'slow',
     ])
     const echo = tools.find((t) => t.name === 'echo')!
@@ -81,7 +82,7 @@ describe('MCP client over Streamable HTTP', () => {
     assert.ok(server.headers.some((h) => h.authorization === 'Bearer t0ken'))
     const state = connection.state()
     assert.equal(state.status, 'connected')
-    assert.equal(state.toolCount, 7)
+    assert.equal(state.toolCount, 8)
     assert.equal(state.serverInfo?.name, 'popagent-test-http')
   })
 
@@ -137,7 +138,7 @@ describe('MCP client over Streamable HTTP', () => {
   test('re-reads the tool list when the server says it changed', async () => {
     let changed: readonly string[] | undefined
     const connection = connect({ onToolsChanged: (tools) => (changed = tools.map((t) => t.name)) })
-    assert.equal((await connection.listTools()).length, 7)
+    assert.equal((await connection.listTools()).length, 8)
     server.addTool('added-later')
     // The notification travels on the server's standalone stream, which the client opens just
     // after the handshake; it is repeated until it lands.
@@ -150,7 +151,7 @@ describe('MCP client over Streamable HTTP', () => {
       'the list_changed re-read',
     )
     assert.ok(changed!.includes('added-later'))
-    assert.equal(connection.state().toolCount, 8)
+    assert.equal(connection.state().toolCount, 9)
     assert.ok((await connection.listTools()).some((t) => t.name === 'added-later'))
   })
 
@@ -226,7 +227,7 @@ describe('MCP client over a Unix socket', () => {
       },
     })
     try {
-      assert.equal((await connection.listTools()).length, 7)
+      assert.equal((await connection.listTools()).length, 8)
       assert.deepEqual((await connection.callTool('picture', {})).content[0], {
         type: 'image',
         data: RED_DOT_PNG,
@@ -258,7 +259,7 @@ describe('MCP client over stdio', () => {
 
   test('lists, calls, keeps the image, and stops a slow call the server sees stopped', async () => {
     const connection = connect()
-    assert.equal((await connection.listTools()).length, 7)
+    assert.equal((await connection.listTools()).length, 8)
     assert.deepEqual((await connection.callTool('picture', {})).content[0], {
       type: 'image',
       data: RED_DOT_PNG,

@@ -9,6 +9,7 @@ import type { AgentRow } from '../../runtime/agents/index.ts'
 import type { SkillRow } from '../../runtime/agents/skills.ts'
 import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
 import type { ToolStatus } from '../../runtime/contracts/agents.ts'
+import { composeInstructions, type ActiveOverlay } from '../../runtime/evolution/overlays.ts'
 import { ConfigurationError } from '../../runtime/errors.ts'
 import { createConfigCache, type ConfigCache, type ConfigSnapshot } from '../config-cache.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
@@ -136,6 +137,7 @@ export function createAgentFactory(factoryOptions: {
     unavailable: UnavailableTool[],
     options: BuildOptions,
     run: RunResources,
+    overlays: readonly ActiveOverlay[],
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
@@ -178,8 +180,12 @@ export function createAgentFactory(factoryOptions: {
       name: row.displayName,
       ...(workspace && { workspace }),
       description: row.delegationDescription,
+      // The owner's instructions first, then what evolution learned (never mixed into them).
       instructions: withUnavailableNote(
-        row.instructions,
+        composeInstructions(
+          row.instructions,
+          overlays.filter((o) => o.agentId === row.id),
+        ),
         unavailable.filter((u) => u.agentId === row.id),
       ),
       model: ({ requestContext }: { requestContext: RunContext }) =>
@@ -231,9 +237,10 @@ export function createAgentFactory(factoryOptions: {
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
-      const [rows, skillRows] = await Promise.all([
+      const [rows, skillRows, overlays] = await Promise.all([
         snapshot.agentRows(),
         snapshot.enabledSkillRows(),
+        snapshot.learnedOverlays(),
       ])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []
@@ -256,7 +263,7 @@ export function createAgentFactory(factoryOptions: {
         if (Array.isArray(options.withheld) && options.withheld.includes(row.id)) continue
         specialists[row.id] = withLogger(
           new Agent({
-            ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run),
+            ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run, overlays),
             ...(options.specialistOptions && { defaultOptions: options.specialistOptions(row.id) }),
           }),
         )
@@ -267,6 +274,7 @@ export function createAgentFactory(factoryOptions: {
         unavailableTools,
         options,
         run,
+        overlays,
       )
       const supervisor: RunAgent = withLogger(
         new Agent({

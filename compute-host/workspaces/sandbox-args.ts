@@ -52,6 +52,11 @@ export function sandboxCommand(options: {
   chdir?: string
   limits: SandboxLimits
   argv: readonly string[]
+  /**
+   * Keep the host's network (`--share-net`, with /etc/resolv.conf): only for an MCP server
+   * whose owner allowed it (docs/mcp-servers.md). Every other sandbox has only `lo`.
+   */
+  network?: boolean
 }): { command: string; args: string[] } {
   const { limits } = options
   const filter = seccompFilterFile()
@@ -73,6 +78,8 @@ export function sandboxCommand(options: {
     '--tmpfs',
     '/tmp',
   ]
+  if (options.network)
+    args.push('--share-net', '--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf')
   for (const path of SYSTEM_PATHS) args.push('--ro-bind-try', path, path)
   for (const path of options.tools ?? []) args.push('--ro-bind', path, path)
   args.push(options.access === 'read-write' ? '--bind' : '--ro-bind', options.root, options.root)

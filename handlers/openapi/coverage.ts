@@ -17,6 +17,11 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/workspaces/:id/docs/import':
     "imports the Markdown of the workspace's own repository; the path names everything",
   'POST /api/autonomy/reconcile': 'reconciles every workspace; there is nothing to choose',
+  'POST /api/autonomy/signals/:id/ignore': 'sets the named signal aside; nothing else to say',
+  'POST /api/autonomy/signals/:id/retry': 'sends the named dead signal back to the worker',
+  'POST /api/autonomy/revisions/:id/revert':
+    'appends the compensating revision of the named one; nothing else to choose',
+  'POST /api/autonomy/evolution/run': 'runs one pass of the evolution worker now',
 }
 
 /**

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
 import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
 import { ReconcileReport } from './autonomy.ts'
+import { EvolutionPass } from './evolution.ts'
 import { ChatRequest } from './chat.ts'
 import { ChunkNumber, StoppedTurn } from './live-turns.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
@@ -301,6 +302,15 @@ export const hostRoutes = {
     output: ReconcileReport,
     timeoutMs: 60_000,
     does: 'reconcile the self-update schedules',
+  },
+  /** One pass of the evolution worker now (issue 39: the autonomy page's "run now"). */
+  evolutionRun: {
+    method: 'POST',
+    path: '/internal/evolution/run',
+    output: EvolutionPass,
+    // A batch reflects once per agent, each a model call.
+    timeoutMs: 300_000,
+    does: 'run the evolution worker',
   },
   ...observabilityHostRoutes,
 } as const satisfies Record<string, HostRoute>

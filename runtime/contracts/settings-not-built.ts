@@ -7,8 +7,6 @@
  */
 export const NOT_BUILT_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   autonomy: {
-    evolutionEnabled: 'agent evolution is not built yet',
-    skillCreationEnabled: 'skill creation by the agents is not built yet',
     deploymentEnabled: 'deployment (the Build roles) is not built yet',
   },
   browser: { enabled: 'browser automation is not built yet' },

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray } from '../../db/drizzle-orm.ts'
+import { looksLikeMcpToolName } from '../mcp-servers/tool-names.ts'
 import type { HookEvent } from '../../db/hook-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { hookRuns, hooks, secretBindings } from '../../db/schema/index.ts'
@@ -42,16 +43,19 @@ export function checkHookUrl(url: string, allowLoopback: boolean): string {
 }
 
 /**
- * A matcher must be able to match something: an exact name of the tool catalog or a delegation
- * (`agent-…`), or a prefix of one. A misspelt matcher would otherwise guard nothing, silently.
+ * A matcher must be able to match something: an exact name of the tool catalog, a delegation
+ * (`agent-…`) or an MCP server's tool (`<server>__…`), or a prefix of one. A misspelt matcher would otherwise guard nothing, silently.
  */
 export function checkMatcher(matcher: string): string {
   if (matcher === '*') return matcher
   const names = [...Object.keys(TOOL_CATALOG), 'agent-']
   const prefix = matcher.endsWith('*') ? matcher.slice(0, -1) : undefined
-  const known = prefix
-    ? names.some((n) => n.startsWith(prefix) || prefix.startsWith('agent-'))
-    : names.includes(matcher) || (matcher.startsWith('agent-') && matcher.length > 6)
+  const known =
+    (prefix
+      ? names.some((n) => n.startsWith(prefix) || prefix.startsWith('agent-'))
+      : names.includes(matcher) || (matcher.startsWith('agent-') && matcher.length > 6)) ||
+    // An MCP server's tool (`<server>__<tool>`): the server may be defined after the hook.
+    looksLikeMcpToolName(prefix ?? matcher)
   if (!known) {
     throw new HookInvalid(
       { field: 'matcher', code: 'unknown_tool' },

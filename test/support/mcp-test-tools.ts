@@ -58,6 +58,22 @@ export function registerTestTools(server: McpServer, events: TestToolEvents): vo
       content: [{ type: 'image', data: RED_DOT_PNG, mimeType: 'text/html' }],
     }),
   )
+  server.registerTool(
+    'reach',
+    {
+      description: 'Fetches a URL and says whether it got through',
+      inputSchema: { url: z.string() },
+    },
+    async ({ url }) => {
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(3_000) })
+        return { content: [{ type: 'text', text: `reached: HTTP ${response.status}` }] }
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause
+        return { content: [{ type: 'text', text: `unreachable: ${cause?.code ?? String(error)}` }] }
+      }
+    },
+  )
   server.registerTool('fails', { description: 'Reports a failure' }, async () => ({
     isError: true,
     content: [{ type: 'text', text: 'the widget is broken' }],

@@ -1,0 +1,49 @@
+import type { Db } from '../../db/index.ts'
+import type { FeedbackBody } from '../../runtime/contracts/observability.ts'
+import * as Settings from '../../runtime/settings/index.ts'
+import type { Logger } from '../log.ts'
+import type { GatewayModels } from '../models/gateway-models.ts'
+import type { ObserverRegistry } from '../runs/observer-registry.ts'
+import { createReflector } from './reflection.ts'
+import { feedbackSignal, runSignals, taskSignals } from './signal-observers.ts'
+import { createEvolutionWorker, type EvolutionWorker } from './worker.ts'
+
+export type Evolution = {
+  worker: EvolutionWorker
+  /** Records a thumbs-down as a signal (best effort; the feedback itself is already stored). */
+  feedback(body: FeedbackBody): Promise<void>
+}
+
+/**
+ * Agent evolution on this host (issue 39): the signal observers join the host's registry, and the
+ * worker reflects with the owner's default model (read at each reflection). The caller starts
+ * and stops the worker with the other runners.
+ */
+export function createEvolution(deps: {
+  db: Db
+  log: Logger
+  models: GatewayModels
+  observers: ObserverRegistry
+  redact: (text: string) => string
+  workerId: string
+  intervalMs?: number
+}): Evolution {
+  const signalDeps = { db: deps.db, log: deps.log, redact: deps.redact }
+  deps.observers.addTaskObserver(taskSignals(signalDeps))
+  deps.observers.addRunObserver(runSignals(signalDeps))
+  const reflect = createReflector({
+    models: deps.models,
+    model: async () => (await Settings.agentRuntime.get(deps.db)).effectiveDefaultModel,
+  })
+  return {
+    worker: createEvolutionWorker({
+      db: deps.db,
+      log: deps.log,
+      reflect,
+      redact: deps.redact,
+      workerId: deps.workerId,
+      ...(deps.intervalMs !== undefined && { intervalMs: deps.intervalMs }),
+    }),
+    feedback: (body) => feedbackSignal(signalDeps, body),
+  }
+}

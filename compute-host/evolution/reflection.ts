@@ -1,0 +1,91 @@
+import { Agent } from '@mastra/core/agent'
+import { z } from 'zod'
+import { STRATEGIES } from '../../db/evolution-enums.ts'
+import {
+  OVERLAY_CATALOG,
+  OVERLAY_IDS,
+  SKILL_CATALOG,
+  SKILL_CATALOG_IDS,
+} from '../../runtime/evolution/catalog.ts'
+import type { GatewayModels } from '../models/gateway-models.ts'
+import type { ClaimedSignal } from './types.ts'
+
+/** The marker that opens the reflector's instructions (tests' scripted gateway looks for it). */
+export const REFLECTOR_MARKER = 'You are popagent evolution reflector.'
+
+export const FACT_MAX = 300
+
+/**
+ * What reflection may answer: one strategy from the closed enum, and for it at most a catalog id
+ * (code-owned text), or one fact under a semantic key. Everything else is the gates' to check.
+ */
+export const Reflection = z.object({
+  strategy: z.enum(STRATEGIES),
+  catalogId: z.enum([...OVERLAY_IDS, ...SKILL_CATALOG_IDS]).nullable(),
+  factKey: z.string().max(128).nullable(),
+  fact: z.string().max(FACT_MAX).nullable(),
+  evidenceSignalIds: z.array(z.string().max(80)).max(20),
+  confidence: z.number().min(0).max(1),
+  rationale: z.string().max(500),
+})
+export type Reflection = z.infer<typeof Reflection>
+
+const INSTRUCTIONS = `${REFLECTOR_MARKER}
+You read evidence that one agent failed (Goal/Failure or Goal/Outcome pairs, with a failure class)
+and choose ONE strategy from a closed list. You never write instructions or skill text: you pick a
+catalog id, and the text behind it is fixed.
+
+Strategies:
+- no-action: the evidence does not show a pattern the catalog answers.
+- overlay-apply: give the agent one guidance overlay (catalogId from the overlays below).
+- overlay-retire: take back a guidance overlay (catalogId) the evidence shows is not helping.
+- skill-install / skill-retire: install or retire one catalog skill (catalogId from the skills below).
+- retain-fact: keep one short operational fact (factKey: lowercase words joined by . _ -, fact: at
+  most ${FACT_MAX} characters), only when the evidence states it; never a secret or credential.
+
+Cite the ids of the signals your choice rests on in evidenceSignalIds, give a confidence in [0, 1]
+and a one-sentence rationale. Answer with the JSON object only.
+
+Overlays:
+${OVERLAY_CATALOG.map((o) => `- ${o.id} (for ${o.answers.join(', ')}): ${o.text}`).join('\n')}
+
+Skills:
+${SKILL_CATALOG.map((s) => `- ${s.id} (for ${s.answers.join(', ')}): ${s.description}`).join('\n')}`
+
+/**
+ * The reflector: a Mastra agent with no tools and no memory, temperature 0, whose answer is
+ * Mastra's structured output against `Reflection`. It consumes the stream (the gateway answers
+ * this route with SSE) and fails closed: an answer that does not parse is an error, retried by the
+ * worker's backoff like any other.
+ */
+export function createReflector(deps: { models: GatewayModels; model: () => Promise<string> }) {
+  return async function reflect(
+    agentId: string,
+    signals: readonly ClaimedSignal[],
+    signal?: AbortSignal,
+  ): Promise<Reflection> {
+    const modelId = await deps.model()
+    const agent = new Agent({
+      id: 'evolution-reflector',
+      name: 'Evolution reflector',
+      instructions: INSTRUCTIONS,
+      model: deps.models.languageModel(modelId),
+    })
+    const prompt = [
+      `Agent: ${agentId}`,
+      ...signals.map(
+        (s) =>
+          `Signal ${s.id} (${s.kind}, class ${s.failureClass}, seen ${s.occurrences} times in ${s.traceIds.length} traces):\n${s.evidence}`,
+      ),
+    ].join('\n\n')
+    const stream = await agent.stream(prompt, {
+      structuredOutput: { schema: Reflection },
+      modelSettings: { temperature: 0 },
+      maxSteps: 1,
+      ...(signal && { abortSignal: signal }),
+    })
+    const object = await stream.object
+    return Reflection.parse(object)
+  }
+}
+export type Reflect = ReturnType<typeof createReflector>

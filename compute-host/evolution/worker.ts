@@ -1,0 +1,121 @@
+import type { Db } from '../../db/index.ts'
+import type { EvolutionPass } from '../../runtime/contracts/evolution.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
+import { lockPolicy } from '../../runtime/evolution/policy.ts'
+import type { Logger } from '../log.ts'
+import { createSerialQueue } from '../tasks/serial-queue.ts'
+import { applyReflection } from './apply.ts'
+import type { Reflect } from './reflection.ts'
+import { claim } from './sql/claim.ts'
+import { recoverAbandoned } from './sql/recover-abandoned.ts'
+import { releaseFailed } from './sql/release.ts'
+import type { ClaimedSignal } from './types.ts'
+
+export type EvolutionWorkerOptions = {
+  db: Db
+  log: Logger
+  reflect: Reflect
+  redact: (text: string) => string
+  /** Names this worker's claims (one per host). */
+  workerId: string
+  /** Between passes; 60 s in production. */
+  intervalMs?: number
+  batchSize?: number
+  /** How long a claim is held before another worker may take it over. */
+  leaseMs?: number
+}
+
+/**
+ * The evolution worker: one per host. A pass first recovers abandoned claims, then claims a batch
+ * of due signals (`FOR UPDATE SKIP LOCKED`, so hosts never share one), groups it by agent, asks
+ * reflection once per agent and applies the answer (apply.ts). A failed reflection or apply puts
+ * that agent's signals back with backoff. Passes never overlap on one host (the timer's and a
+ * "run now" queue behind each other), and start and stop are serialised the same way.
+ */
+export function createEvolutionWorker(options: EvolutionWorkerOptions) {
+  const { db, log, workerId } = options
+  const intervalMs = options.intervalMs ?? 60_000
+  const batchSize = options.batchSize ?? 20
+  const leaseMs = options.leaseMs ?? 5 * 60_000
+  const passes = createSerialQueue()
+  const lifecycle = createSerialQueue()
+  let timer: ReturnType<typeof setInterval> | undefined
+  let stopping: AbortController | undefined
+
+  async function agentBatch(agentId: string, batch: ClaimedSignal[], pass: EvolutionPass) {
+    const ids = batch.map((s) => s.id)
+    try {
+      // Off already: the model is not asked; apply ignores the batch under the lock.
+      const enabled = await db.transaction(async (tx) => (await lockPolicy(tx, agentId)).evolve)
+      const reflection = enabled
+        ? await options.reflect(agentId, batch, stopping?.signal)
+        : undefined
+      const applied = await applyReflection(
+        { db, redact: options.redact, workerId },
+        agentId,
+        batch,
+        reflection,
+      )
+      if (applied.kind === 'ignored') pass.ignored += batch.length
+      else pass.processed += batch.length
+      if (applied.kind === 'revision') pass.revisions.push(applied.revisionId)
+      log.info('evolution batch', { agentId, signals: ids.length, ...applied })
+    } catch (error) {
+      pass.failed += batch.length
+      log.warn('evolution batch failed; its signals wait and are tried again', {
+        agentId,
+        signals: ids.length,
+        error,
+      })
+      await releaseFailed(db, ids, workerId, errorMessage(error)).catch((releaseError: unknown) =>
+        log.error('evolution release failed; the lease will recover them', { error: releaseError }),
+      )
+    }
+  }
+
+  function runPass(): Promise<EvolutionPass> {
+    return passes.run(async () => {
+      const pass: EvolutionPass = {
+        recovered: 0,
+        claimed: 0,
+        processed: 0,
+        ignored: 0,
+        failed: 0,
+        revisions: [],
+      }
+      pass.recovered = await recoverAbandoned(db)
+      const claimed = await claim(db, workerId, batchSize, leaseMs)
+      pass.claimed = claimed.length
+      const byAgent = new Map<string, ClaimedSignal[]>()
+      for (const s of claimed) byAgent.set(s.agentId, [...(byAgent.get(s.agentId) ?? []), s])
+      for (const [agentId, batch] of byAgent) await agentBatch(agentId, batch, pass)
+      return pass
+    })
+  }
+
+  return {
+    /** One pass now (the autonomy page's "run now"); queued behind a pass already running. */
+    runNow: runPass,
+    start(): Promise<void> {
+      return lifecycle.run(async () => {
+        if (timer) return
+        stopping = new AbortController()
+        timer = setInterval(() => {
+          runPass().catch((error: unknown) => log.warn('evolution pass failed', { error }))
+        }, intervalMs)
+        timer.unref?.()
+      })
+    },
+    /** Stops the timer, aborts a reflection in flight and waits for the pass to settle. */
+    stop(): Promise<void> {
+      return lifecycle.run(async () => {
+        if (!timer) return
+        clearInterval(timer)
+        timer = undefined
+        stopping?.abort()
+        await passes.idle
+      })
+    },
+  }
+}
+export type EvolutionWorker = ReturnType<typeof createEvolutionWorker>

@@ -1,0 +1,212 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Db } from '../../../db/index.ts'
+import type { McpServerState } from '../../../runtime/contracts/mcp-servers.ts'
+import * as McpServers from '../../../runtime/mcp-servers/index.ts'
+import type { McpServerRow } from '../../../runtime/mcp-servers/index.ts'
+import * as Secrets from '../../../runtime/secrets/index.ts'
+import { stableJson } from '../../../runtime/stable-json.ts'
+import type { AnyTool } from '../../agents/tool-provider.ts'
+import type { Logger } from '../../log.ts'
+import type { Vault } from '../../secrets/vault.ts'
+import { sandboxCommand } from '../../workspaces/sandbox-args.ts'
+import type { SandboxStatus } from '../../workspaces/sandbox-check.ts'
+import { sandboxLimits } from '../../workspaces/sandbox-limits.ts'
+import { McpConnection } from '../connection.ts'
+import { isMcpClientError } from '../errors.ts'
+import { guardedFetch } from '../guarded-fetch.ts'
+import { mcpToolName } from '../../../runtime/mcp-servers/tool-names.ts'
+import { createMcpTool } from '../mcp-tool.ts'
+import type { McpEndpoint } from '../transports.ts'
+
+/** One run's MCP tools: per agent, and what could not be offered with the reason. */
+export type RunMcpTools = {
+  toolsOf(agentId: string): Record<string, AnyTool>
+  unavailable: Array<{ agentId: string; tool: string; reason: string }>
+}
+
+type Live = { key: string; connection: McpConnection; row: McpServerRow }
+
+// A stdio server is long-lived: its CPU bound is a day's worth, not a command's.
+const SERVER_CPU_MS = 24 * 60 * 60_000
+
+/**
+ * The owner's MCP servers on this host: one connection per server (compute-host/mcp/), made when
+ * a run first needs its tools and replaced when its definition changes. Every run reads the
+ * definitions, so an edit applies on the next run; the tool list itself is the connection's
+ * cache, re-read when the server says it changed.
+ *
+ * How each server is reached:
+ * - HTTP: through the SSRF guard (guarded-fetch.ts), loopback only with the owner's consent;
+ *   each credential a vault secret, which must be bound to the server's origin (HTTPS) as any
+ *   secret must be bound to where it goes; a loopback server's never leave the machine.
+ * - stdio: inside the one sandbox (sandbox-args.ts), with a private directory under the data
+ *   directory, the owner's read-only paths, and network only when the owner allowed it; on the
+ *   host only by the owner's explicit `runOnHost`.
+ */
+export function createOwnerMcpServers(deps: {
+  db: Db
+  vault: Pick<Vault, 'reveal'>
+  sandbox: SandboxStatus
+  dataDir: string
+  log: Logger
+}) {
+  const live = new Map<string, Live>()
+
+  async function endpointOf(row: McpServerRow): Promise<McpEndpoint> {
+    if (row.transport === 'http') {
+      const url = new URL(row.url!)
+      const headers: Record<string, string> = {}
+      for (const credential of row.credentials) {
+        const secret = await Secrets.get(deps.db, credential.secretId)
+        if (url.protocol === 'https:' && !secret.origins.includes(url.origin)) {
+          throw new Error(
+            `the vault secret ${secret.name} is not bound to ${url.origin}; bind it there to send it`,
+          )
+        }
+        const value = await deps.vault.reveal(credential.secretId)
+        headers[credential.header] = credential.scheme === 'bearer' ? `Bearer ${value}` : value
+      }
+      return {
+        transport: 'http',
+        url,
+        headers,
+        fetch: guardedFetch({ allowLoopback: row.allowLoopback }),
+      }
+    }
+    const argv = row.argv!
+    if (row.runOnHost) return { transport: 'stdio', argv, env: { ...row.env } }
+    if (!deps.sandbox.available) {
+      throw new Error(
+        `the sandbox is unavailable (${deps.sandbox.reason}), and ${row.id} runs in it`,
+      )
+    }
+    const home = join(deps.dataDir, 'mcp-servers', row.id)
+    await mkdir(home, { recursive: true, mode: 0o700 })
+    const sandboxed = sandboxCommand({
+      root: home,
+      access: 'read-write',
+      tools: row.readOnlyPaths,
+      chdir: home,
+      limits: sandboxLimits(SERVER_CPU_MS),
+      argv,
+      network: row.allowNetwork,
+    })
+    return {
+      transport: 'stdio',
+      argv: [sandboxed.command, ...sandboxed.args],
+      env: { HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', ...row.env },
+    }
+  }
+
+  /** The server's connection, new when its definition changed since the last one was made. */
+  async function connectionOf(row: McpServerRow): Promise<McpConnection> {
+    const { createdAt: _c, updatedAt: _u, agentIds: _a, displayName: _d, ...definition } = row
+    const key = stableJson(definition)
+    const current = live.get(row.id)
+    if (current?.key === key) {
+      current.row = row
+      return current.connection
+    }
+    live.delete(row.id)
+    if (current) void current.connection.close()
+    const connection = new McpConnection({
+      name: row.id,
+      endpoint: await endpointOf(row),
+      limits: { callTimeoutMs: row.callTimeoutMs },
+      onToolsChanged: (tools) =>
+        deps.log.info('MCP server tools changed', { server: row.id, tools: tools.length }),
+    })
+    live.set(row.id, { key, connection, row })
+    return connection
+  }
+
+  /** Removes connections of servers deleted or disabled since. */
+  function prune(rows: readonly McpServerRow[]) {
+    for (const [id, entry] of live) {
+      if (!rows.some((r) => r.id === id && r.enabled)) {
+        live.delete(id)
+        void entry.connection.close()
+      }
+    }
+  }
+
+  return {
+    /**
+     * The tools of every enabled server for the agents the owner gave them to. A server that
+     * cannot be reached (or whose list is malformed) costs its tools for this run, reported
+     * per agent with the reason; it never stops the run.
+     */
+    async forRun(signal?: AbortSignal): Promise<RunMcpTools> {
+      const rows = await McpServers.listRows(deps.db)
+      prune(rows)
+      const used = rows.filter((r) => r.enabled && r.agentIds.length > 0)
+      const tools = new Map<string, Record<string, AnyTool>>()
+      const unavailable: RunMcpTools['unavailable'] = []
+      await Promise.all(
+        used.map(async (row) => {
+          const refuse = (tool: string, reason: string) => {
+            for (const agentId of row.agentIds) unavailable.push({ agentId, tool, reason })
+          }
+          let listed
+          let connection: McpConnection
+          try {
+            connection = await connectionOf(row)
+            listed = await connection.listTools(signal ? { signal } : {})
+          } catch (error) {
+            const reason = isMcpClientError(error) ? error.message : (error as Error).message
+            refuse(`${row.id}__*`, `MCP server ${row.id}: ${reason}`)
+            return
+          }
+          const made: Record<string, AnyTool> = {}
+          for (const descriptor of listed) {
+            const name = mcpToolName(row.id, descriptor.name)
+            if (typeof name !== 'string') {
+              refuse(`${row.id}__${descriptor.name}`, name.refused)
+              continue
+            }
+            if (made[name]) {
+              refuse(name, `two tools of ${row.id} map to the name ${name}`)
+              continue
+            }
+            made[name] = createMcpTool({
+              serverId: row.id,
+              name,
+              descriptor,
+              connection,
+              timeoutMs: row.callTimeoutMs,
+            })
+          }
+          for (const agentId of row.agentIds) {
+            tools.set(agentId, { ...tools.get(agentId), ...made })
+          }
+        }),
+      )
+      return { toolsOf: (agentId) => tools.get(agentId) ?? {}, unavailable }
+    },
+
+    /** Each defined server's state on this host (connects nothing). */
+    async states(): Promise<McpServerState[]> {
+      const rows = await McpServers.listRows(deps.db)
+      return rows.map((row) => {
+        const entry = live.get(row.id)
+        const state = entry?.connection.state()
+        return {
+          id: row.id,
+          status: !row.enabled ? 'disabled' : (state?.status ?? 'idle'),
+          toolCount: state?.toolCount ?? null,
+          lastError: state?.lastError ?? null,
+          retryAt: state?.retryAt ?? null,
+        }
+      })
+    },
+
+    async close(): Promise<void> {
+      const entries = [...live.values()]
+      live.clear()
+      await Promise.allSettled(entries.map((e) => e.connection.close()))
+    },
+  }
+}
+
+export type OwnerMcpServers = ReturnType<typeof createOwnerMcpServers>

@@ -1,0 +1,49 @@
+import { Hono } from 'hono'
+import {
+  AgentPolicyParams,
+  AgentPolicyPatch,
+  RevisionParams,
+  SignalListQuery,
+  SignalParams,
+} from '../../runtime/contracts/evolution.ts'
+import * as Policy from '../../runtime/evolution/policy.ts'
+import * as Revisions from '../../runtime/evolution/revisions.ts'
+import * as Signals from '../../runtime/evolution/signals.ts'
+import type { AppEnv } from '../env.ts'
+import { validate } from '../validate.ts'
+
+/**
+ * Agent evolution (issue 39), under `/api/autonomy`: the evidence (signals, which the owner may
+ * ignore or send back to the worker), the append-only revisions with revert, each agent's own
+ * switch, and a worker pass now. The pass runs on the compute host; the rest is the database's.
+ */
+export const evolution = new Hono<AppEnv>()
+  .get('/signals', validate('query', SignalListQuery), async (c) =>
+    c.json({ signals: await Signals.list(c.var.db, c.req.valid('query')) }, 200),
+  )
+  .post('/signals/:id/ignore', validate('param', SignalParams), async (c) =>
+    c.json(await Signals.ignore(c.var.db, c.req.valid('param').id), 200),
+  )
+  .post('/signals/:id/retry', validate('param', SignalParams), async (c) =>
+    c.json(await Signals.retry(c.var.db, c.req.valid('param').id), 200),
+  )
+  .get('/revisions', async (c) => c.json({ revisions: await Revisions.list(c.var.db) }, 200))
+  .post('/revisions/:id/revert', validate('param', RevisionParams), async (c) =>
+    c.json(await Revisions.revert(c.var.db, c.req.valid('param').id), 201),
+  )
+  .get('/policies', async (c) => c.json(await Policy.policies(c.var.db), 200))
+  .patch(
+    '/policies/:agentId',
+    validate('param', AgentPolicyParams),
+    validate('json', AgentPolicyPatch),
+    async (c) =>
+      c.json(
+        await Policy.setAgentPolicy(
+          c.var.db,
+          c.req.valid('param').agentId,
+          c.req.valid('json').enabled,
+        ),
+        200,
+      ),
+  )
+  .post('/evolution/run', async (c) => c.json(await c.var.host.evolutionRun(), 200))

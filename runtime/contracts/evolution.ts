@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import { idSchema } from '../ids.ts'
+import {
+  FAILURE_CLASSES,
+  REVISION_OPS,
+  REVISION_TARGETS,
+  SIGNAL_KINDS,
+  SIGNAL_STATUSES,
+} from '../../db/evolution-enums.ts'
+
+/** Agent evolution (issue 39): signals, revisions, the per-agent switch, and a worker pass. */
+export const EvolutionSignal = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  kind: z.enum(SIGNAL_KINDS),
+  failureClass: z.enum(FAILURE_CLASSES),
+  traceId: z.string(),
+  traceIds: z.array(z.string()),
+  sessionId: z.string().nullable(),
+  /** Redacted and bounded: `Goal: …` then `Failure: …` or `Outcome: …`. */
+  evidence: z.string(),
+  occurrences: z.number(),
+  status: z.enum(SIGNAL_STATUSES),
+  attempts: z.number(),
+  lastError: z.string().nullable(),
+  /** What the worker made of it. */
+  outcome: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type EvolutionSignal = z.infer<typeof EvolutionSignal>
+export const EvolutionSignalList = z.object({ signals: z.array(EvolutionSignal) })
+
+export const SignalListQuery = z.strictObject({
+  status: z.enum(SIGNAL_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+})
+
+export const EvolutionRevision = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  targetKind: z.enum(REVISION_TARGETS),
+  targetKey: z.string(),
+  op: z.enum(REVISION_OPS),
+  strategy: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  revertsRevisionId: z.string().nullable(),
+  /** The compensating revision that reverted this one, if any. */
+  revertedBy: z.string().nullable(),
+  signalIds: z.array(z.string()),
+  traceIds: z.array(z.string()),
+  evidence: z.string(),
+  rationale: z.string(),
+  createdAt: z.string(),
+})
+export type EvolutionRevision = z.infer<typeof EvolutionRevision>
+export const EvolutionRevisionList = z.object({ revisions: z.array(EvolutionRevision) })
+
+export const EvolutionPolicies = z.object({
+  /** The global switches (also on the settings page). */
+  evolutionEnabled: z.boolean(),
+  skillCreationEnabled: z.boolean(),
+  automaticFactRetention: z.boolean(),
+  /** Each agent's own switch; off wins over the global one. */
+  agents: z.array(z.object({ agentId: z.string(), name: z.string(), enabled: z.boolean() })),
+})
+export type EvolutionPolicies = z.infer<typeof EvolutionPolicies>
+export const AgentPolicyPatch = z.strictObject({ enabled: z.boolean() })
+
+/** One pass of the evolution worker: what it claimed and what came of it. */
+export const EvolutionPass = z.object({
+  recovered: z.number(),
+  claimed: z.number(),
+  processed: z.number(),
+  ignored: z.number(),
+  failed: z.number(),
+  revisions: z.array(z.string()),
+})
+export type EvolutionPass = z.infer<typeof EvolutionPass>
+
+export const SignalParams = z.strictObject({ id: idSchema('evolutionSignal') })
+export const RevisionParams = z.strictObject({ id: idSchema('evolutionRevision') })
+export const AgentPolicyParams = z.strictObject({ agentId: z.string().min(1).max(64) })

@@ -1,0 +1,323 @@
+/**
+ * Agent evolution (issue 39) on a real stack with the scripted gateway, through the API: a task
+ * that fails becomes one signal with its real trace and redacted evidence, and the same failure
+ * again counts on it; the worker's reflection (Mastra structured output, answered by the gateway)
+ * applies a code-owned overlay that the next run's system prompt carries after the owner's
+ * instructions; revert restores the exact previous prompt, once; a disabled policy changes
+ * nothing; a skill the owner edited is never changed and its install can no longer be reverted;
+ * a fact carrying a vault secret changes nothing; two workers claim disjoint batches.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { eq } from '../db/drizzle-orm.ts'
+import type { Db } from '../db/index.ts'
+import { agentSkills, evolutionRevisions, learnedOverlays, memories } from '../db/schema/index.ts'
+import { claim } from '../compute-host/evolution/sql/claim.ts'
+import { REFLECTOR_MARKER } from '../compute-host/evolution/reflection.ts'
+import { LEARNED_HEADING, OVERLAY_CATALOG } from '../runtime/evolution/catalog.ts'
+import { recordSignal } from '../runtime/evolution/signals.ts'
+import { markRoles, messagesOf, roleOf } from './support/chat.ts'
+import type { RecordedRequest } from './support/scripted-gateway.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
+import { until } from './support/until.ts'
+
+const HOST_TOKEN = 'stack-host-token-0123456789'
+const PLANTED = `sk-planted-${randomBytes(12).toString('hex')}`
+
+/** What the scripted reflector answers next; `cite` fills in the batch's signal ids. */
+type Script = {
+  strategy: string
+  catalogId?: string | null
+  factKey?: string | null
+  fact?: string | null
+  confidence?: number
+}
+
+describe('agent evolution', () => {
+  let stack: TestStack
+  let db: Db
+  let reflection: Script = { strategy: 'no-action' }
+  const api = () => typedClient(stack.edge()).api
+
+  const isReflector = (r: RecordedRequest) =>
+    JSON.stringify(messagesOf(r)).includes(REFLECTOR_MARKER)
+  const reflectorRequests = () => stack.gateway.requests.filter(isReflector)
+  const systemOf = (r: RecordedRequest) =>
+    messagesOf(r)
+      .filter((m) => m.role === 'system')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+      .join('\n')
+
+  before(async () => {
+    stack = await startTestStack({
+      models: [{ id: 'remote/a' }],
+      hostEnv: { POPAGENT_SECRET_KEY: randomBytes(32).toString('base64') },
+    })
+    db = stack.host.resources.databases.application.db
+    await markRoles(stack, ['orchistrator'])
+    await okJson(
+      await api().settings.autonomy.$patch({
+        json: { evolutionEnabled: true, skillCreationEnabled: true, automaticFactRetention: true },
+      }),
+      200,
+    )
+    stack.gateway.respondWith((r) => {
+      if (isReflector(r)) {
+        const cited = [...JSON.stringify(messagesOf(r)).matchAll(/Signal (evs_[0-9A-Z]+)/g)]
+        return {
+          text: JSON.stringify({
+            catalogId: null,
+            factKey: null,
+            fact: null,
+            confidence: 0.9,
+            ...reflection,
+            evidenceSignalIds: cited.map((m) => m[1]),
+            rationale: 'scripted',
+          }),
+        }
+      }
+      // A task asked to loop calls tools until its budget stops it; anything else answers.
+      const user = JSON.stringify(messagesOf(r).filter((m) => m.role === 'user'))
+      if (user.includes('Map the repository') && (r.body?.tools ?? []).length > 0) {
+        return { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${Math.random()}` } }] }
+      }
+      return { text: 'done' }
+    })
+  })
+  after(() => stack.stop())
+
+  async function runTask(prompt: string, budget?: { budgetToolCalls: number }) {
+    const created = await okJson(
+      await api().tasks.$post({
+        json: { prompt, model: 'remote/a', workspaceId: 'wsp_default', ...(budget && { budget }) },
+      }),
+      201,
+    )
+    const read = async () =>
+      (await okJson(await api().tasks[':id'].workflow.$get({ param: { id: created.id } }), 200))
+        .task
+    let task = await read()
+    await until(
+      async () => ((task = await read()), ['failed', 'completed'].includes(task.state)),
+      20_000,
+      `task ${created.id} to end`,
+    )
+    return task
+  }
+  /** The supervisor's system prompt in the newest request of a task asked `prompt`. */
+  async function supervisorPromptOf(prompt: string): Promise<string> {
+    const from = stack.gateway.requests.length
+    const task = await runTask(prompt)
+    assert.equal(task.state, 'completed')
+    const request = stack.gateway.requests
+      .slice(from)
+      .find((r) => roleOf(r) === 'orchistrator' && !isReflector(r))
+    assert.ok(request, 'the supervisor was asked')
+    return systemOf(request)
+  }
+  const signals = async () =>
+    (await okJson(await api().autonomy.signals.$get({ query: {} }), 200)).signals
+  const runWorker = async () => okJson(await api().autonomy.evolution.run.$post(), 200)
+  /** Signals recorded straight through the domain function, each from its own run. */
+  async function planted(subject: string, traces = 2) {
+    for (let i = 0; i < traces; i++) {
+      await recordSignal(
+        db,
+        {
+          agentId: 'orchistrator',
+          kind: 'task-failed',
+          failureClass: 'task-error',
+          traceId: randomBytes(16).toString('hex'),
+          goal: subject,
+          result: { failure: 'it did not work' },
+          subject,
+        },
+        (t) => t,
+      )
+    }
+  }
+
+  let baseline = ''
+  let overlayRevision = ''
+
+  test('a failed task becomes one signal with its trace and redacted evidence; the same failure again counts on it', async () => {
+    baseline = await supervisorPromptOf('Say hello')
+    assert.ok(!baseline.includes(LEARNED_HEADING))
+    const prompt = `Map the repository layout (the token is ${HOST_TOKEN})`
+    const first = await runTask(prompt, { budgetToolCalls: 1 })
+    assert.equal(first.state, 'failed')
+    assert.equal(first.lastErrorClass, 'budget-exhausted')
+    let list = await signals()
+    assert.equal(list.length, 1)
+    const [signal] = list
+    assert.equal(signal!.kind, 'task-failed')
+    assert.equal(signal!.failureClass, 'budget-exhausted')
+    assert.equal(signal!.traceId, first.traceId)
+    assert.match(signal!.evidence, /^Goal: Map the repository layout/)
+    assert.match(signal!.evidence, /\nFailure: /)
+    assert.ok(!signal!.evidence.includes(HOST_TOKEN), 'the host token was redacted')
+    assert.match(signal!.evidence, /\[REDACTED\]/)
+
+    const second = await runTask(prompt, { budgetToolCalls: 1 })
+    assert.equal(second.state, 'failed')
+    list = await signals()
+    assert.equal(list.length, 1, 'one row for one failure pattern')
+    assert.equal(list[0]!.occurrences, 2)
+    assert.deepEqual(list[0]!.traceIds, [first.traceId, second.traceId])
+  })
+
+  test('the worker applies the chosen overlay, and the next run carries it after the owner’s instructions', async () => {
+    reflection = { strategy: 'overlay-apply', catalogId: 'smaller-steps' }
+    const asked = reflectorRequests().length
+    const pass = await runWorker()
+    assert.equal(pass.claimed, 1)
+    assert.equal(pass.revisions.length, 1)
+    overlayRevision = pass.revisions[0]!
+    const reflector = reflectorRequests().slice(asked)
+    assert.equal(reflector.length, 1, 'one reflection for the batch')
+    assert.equal((reflector[0]!.body?.tools ?? []).length, 0, 'the reflector has no tools')
+    assert.equal((await signals())[0]!.status, 'processed')
+
+    const { revisions } = await okJson(await api().autonomy.revisions.$get(), 200)
+    assert.equal(revisions.length, 1)
+    assert.equal(revisions[0]!.op, 'create')
+    assert.equal(revisions[0]!.targetKind, 'overlay')
+    assert.equal(revisions[0]!.traceIds.length, 2)
+    assert.equal(revisions[0]!.before, null)
+
+    const system = await supervisorPromptOf('Say hello')
+    const text = OVERLAY_CATALOG.find((o) => o.id === 'smaller-steps')!.text
+    const owner = system.indexOf('ROLE:orchistrator')
+    const heading = system.indexOf(LEARNED_HEADING)
+    assert.ok(owner >= 0 && heading > owner, 'the overlay follows the owner’s instructions')
+    // The owner's part of the prompt is untouched: without the learned block it is the baseline.
+    const block = `\n\n${LEARNED_HEADING}\n- [rev:${overlayRevision}] ${text}`
+    assert.ok(system.includes(block))
+    assert.equal(system.replace(block, ''), baseline)
+  })
+
+  test('revert restores the exact previous prompt, once', async () => {
+    const reverted = await okJson(
+      await api().autonomy.revisions[':id'].revert.$post({ param: { id: overlayRevision } }),
+      201,
+    )
+    assert.equal(reverted.op, 'revert')
+    assert.equal(reverted.revertsRevisionId, overlayRevision)
+    assert.equal((await db.select().from(learnedOverlays)).length, 0)
+    assert.equal(await supervisorPromptOf('Say hello'), baseline)
+    const again = await errorJson(
+      await api().autonomy.revisions[':id'].revert.$post({ param: { id: overlayRevision } }),
+      409,
+    )
+    assert.equal(again.error.code, 'REVERT_ALREADY_DONE')
+    // Revisions are append-only in the database too.
+    await assert.rejects(
+      db.delete(evolutionRevisions).where(eq(evolutionRevisions.id, overlayRevision)),
+      (error: Error & { cause?: Error }) => /append-only/.test(String(error.cause?.message)),
+    )
+  })
+
+  test('a disabled agent policy wins: its signals are ignored, no model call, nothing changed', async () => {
+    await okJson(
+      await api().autonomy.policies[':agentId'].$patch({
+        param: { agentId: 'orchistrator' },
+        json: { enabled: false },
+      }),
+      200,
+    )
+    try {
+      await planted('disabled policy case')
+      reflection = { strategy: 'overlay-apply', catalogId: 'vary-or-stop' }
+      const asked = reflectorRequests().length
+      const revisionsBefore = (await db.select().from(evolutionRevisions)).length
+      const pass = await runWorker()
+      assert.equal(pass.ignored, 1)
+      assert.deepEqual(pass.revisions, [])
+      assert.equal(reflectorRequests().length, asked, 'the model was not asked')
+      assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore)
+      assert.equal((await db.select().from(learnedOverlays)).length, 0)
+      const ignored = (await signals()).find((s) => s.evidence.includes('disabled policy case'))
+      assert.equal(ignored?.status, 'ignored')
+    } finally {
+      await api().autonomy.policies[':agentId'].$patch({
+        param: { agentId: 'orchistrator' },
+        json: { enabled: true },
+      })
+    }
+  })
+
+  test('a skill the owner edited is never changed again, and its install can no longer be reverted', async () => {
+    await planted('skill install case')
+    reflection = { strategy: 'skill-install', catalogId: 'verify-changes' }
+    const installed = await runWorker()
+    assert.equal(installed.revisions.length, 1)
+    const [skill] = await db
+      .select()
+      .from(agentSkills)
+      .where(eq(agentSkills.name, 'verify-changes'))
+    assert.equal(skill?.evolutionManaged, true)
+
+    const edited = 'My own way to verify.'
+    await okJson(
+      await api().agents[':id'].skills[':skillId'].$patch({
+        param: { id: 'orchistrator', skillId: skill!.id },
+        json: { instructions: edited },
+      }),
+      200,
+    )
+    const stale = await errorJson(
+      await api().autonomy.revisions[':id'].revert.$post({
+        param: { id: installed.revisions[0]! },
+      }),
+      409,
+    )
+    assert.equal(stale.error.code, 'REVERT_STALE')
+
+    await planted('skill retire case')
+    reflection = { strategy: 'skill-retire', catalogId: 'verify-changes' }
+    const retired = await runWorker()
+    assert.deepEqual(retired.revisions, [])
+    const [after] = await db.select().from(agentSkills).where(eq(agentSkills.id, skill!.id))
+    assert.equal(after?.instructions, edited)
+    assert.equal(after?.enabled, true)
+    assert.equal(after?.evolutionManaged, false)
+    const outcome = (await signals()).find((s) => s.evidence.includes('skill retire case'))
+    assert.match(outcome?.outcome ?? '', /^refused: .*owner/)
+  })
+
+  test('a fact carrying a vault secret changes nothing; a clean fact is kept with its revision', async () => {
+    await okJson(await api().secrets.$post({ json: { name: 'DEPLOY_KEY', value: PLANTED } }), 201)
+    await planted('secret fact case', 1)
+    reflection = {
+      strategy: 'retain-fact',
+      factKey: 'deploy-target',
+      fact: `deploy with ${PLANTED}`,
+    }
+    const refused = await runWorker()
+    assert.deepEqual(refused.revisions, [])
+    const facts = await db.select().from(memories).where(eq(memories.owner, 'evolution'))
+    assert.equal(facts.length, 0)
+    assert.ok(!JSON.stringify(await db.select().from(evolutionRevisions)).includes(PLANTED))
+
+    await planted('clean fact case', 1)
+    reflection = { strategy: 'retain-fact', factKey: 'package-manager', fact: 'The repo uses npm.' }
+    const kept = await runWorker()
+    assert.equal(kept.revisions.length, 1)
+    const [fact] = await db.select().from(memories).where(eq(memories.owner, 'evolution'))
+    assert.equal(fact?.key, 'evolution.orchistrator.package-manager')
+    assert.equal(fact?.content, 'The repo uses npm.')
+  })
+
+  test('two workers claim disjoint batches', async () => {
+    for (let i = 0; i < 6; i++) await planted(`race case ${'abcdef'[i]}`, 1)
+    const [a, b] = await Promise.all([
+      claim(db, 'worker-a', 3, 60_000),
+      claim(db, 'worker-b', 3, 60_000),
+    ])
+    const ids = [...a, ...b].map((s) => s.id)
+    assert.equal(ids.length, 6)
+    assert.equal(new Set(ids).size, 6)
+  })
+})

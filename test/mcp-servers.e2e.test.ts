@@ -1,0 +1,221 @@
+/**
+ * The owner's MCP servers end to end (issue 40): defined through the API, given to an agent, and
+ * called in real turns with the scripted gateway. One loopback HTTP server built with the SDK
+ * (test/support/mcp-http-server.ts) serves the turn cases; a stdio server runs in the sandbox.
+ */
+import assert from 'node:assert/strict'
+import { dirname, join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
+import { createSession } from './support/api-fixtures.ts'
+import { markRoles, offeredTools, postChat, roleOf, toolResultsOf } from './support/chat.ts'
+import { startMcpHttpServer, type McpHttpTestServer } from './support/mcp-http-server.ts'
+import type { RecordedRequest, Reply, ToolCallScript } from './support/scripted-gateway.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { errorJson, okJson, typedClient, type Client } from './support/typed-client.ts'
+import { readUiStream } from './support/ui-stream.ts'
+
+const sandbox = await checkSandbox()
+const SUPERVISOR = 'orchistrator'
+const repoRoot = dirname(import.meta.dirname)
+
+describe("the owner's MCP servers in real turns", () => {
+  let mcp: McpHttpTestServer
+  let stack: TestStack
+  let url: string
+  let api: Client['api']
+
+  before(async () => {
+    mcp = await startMcpHttpServer()
+    stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+    url = await stack.listen()
+    api = typedClient(stack.edge()).api
+    await markRoles(stack, [SUPERVISOR])
+  })
+  after(async () => {
+    await stack?.stop()
+    await mcp?.stop()
+  })
+
+  /** A turn whose supervisor makes `calls` one after another, then answers. */
+  async function turn(calls: ToolCallScript[]) {
+    const sessionId = await createSession(stack.edge())
+    const seen = stack.gateway.requests.length
+    stack.gateway.respondWith((r): Reply | undefined => {
+      if (roleOf(r) !== SUPERVISOR) return undefined
+      const next = calls[toolResultsOf(r).length]
+      return next ? { toolCalls: [next] } : { text: 'Done.' }
+    })
+    await readUiStream(await postChat(url, { sessionId, text: 'Use the tools.' }))
+    const requests = stack.gateway.requests
+      .slice(seen)
+      .filter((r) => r.path === '/v1/chat/completions' && roleOf(r) === SUPERVISOR)
+    const last: RecordedRequest = requests.at(-1)!
+    return { offered: offeredTools(requests[0]!), results: toolResultsOf(last), sessionId }
+  }
+  const text = (message: { content?: unknown }) => JSON.stringify(message.content)
+
+  test('the API checks definitions; credentials are vault secret ids, never values', async () => {
+    const servers = api['mcp-servers']
+    const refused = async (json: unknown, status: number, pattern: RegExp) => {
+      const res = await servers.$post({ json: json as never })
+      const body = await errorJson(res, status as never)
+      assert.match(JSON.stringify(body), pattern)
+    }
+    const base = { id: 'x', transport: 'http', displayName: 'X' }
+    await refused({ ...base, url: mcp.url }, 422, /loopback URL needs allowLoopback/)
+    await refused({ ...base, url: 'http://example.com/mcp' }, 422, /only https/)
+    await refused(
+      { ...base, url: 'https://example.com/mcp', agentIds: ['nobody'] },
+      422,
+      /no agent nobody/,
+    )
+    await refused(
+      {
+        ...base,
+        url: 'https://example.com/mcp',
+        credentials: [{ header: 'Authorization', secretId: 'sec_nothing-here', scheme: 'bearer' }],
+      },
+      422,
+      /no vault secret/,
+    )
+    const created = await okJson(
+      await servers.$post({
+        json: {
+          id: 'tests',
+          transport: 'http',
+          displayName: 'Test tools',
+          url: mcp.url,
+          allowLoopback: true,
+          agentIds: [SUPERVISOR],
+        },
+      }),
+      201,
+    )
+    assert.equal(created.url, mcp.url)
+    assert.deepEqual(created.agentIds, [SUPERVISOR])
+    await errorJson(
+      await servers.$post({
+        json: { id: 'tests', transport: 'http', displayName: 'T', url: 'https://example.com/mcp' },
+      }),
+      409,
+    )
+    const listed = await okJson(await servers.$get(), 200)
+    assert.deepEqual(
+      listed.servers.map((s) => s.id),
+      ['tests'],
+    )
+  })
+
+  test('an MCP tool reaches the model with its schema; text, image and errors come back typed', async () => {
+    const { offered, results } = await turn([
+      { name: 'tests__echo', arguments: { text: 'hello from MCP' } },
+      { name: 'tests__picture', arguments: {} },
+      { name: 'tests__fails', arguments: {} },
+      { name: 'tests__big', arguments: { bytes: 3 * 1024 * 1024 } },
+    ])
+    assert.ok(offered.includes('tests__echo'), `${offered}`)
+    const request = stack.gateway.requests.find((r) => roleOf(r) === SUPERVISOR)!
+    const echo = (request.body.tools as { function: { name: string; parameters: unknown } }[]).find(
+      (t) => t.function.name === 'tests__echo',
+    )!
+    assert.match(JSON.stringify(echo.function.parameters), /"text"/)
+    assert.match(text(results[0]!), /hello from MCP/)
+    const picture = results[1]!.content as { type: string; image_url?: { url: string } }[]
+    assert.ok(Array.isArray(picture), `the picture result is ${text(results[1]!).slice(0, 200)}`)
+    assert.match(
+      picture.find((p) => p.type === 'image_url')?.image_url?.url ?? '',
+      /^data:image\/png;base64,iVBOR/,
+    )
+    assert.match(text(results[2]!), /failed \(tool-error\).*the widget is broken/)
+    // Over the 2 MiB bound: a typed error, and none of the server's bytes.
+    assert.match(text(results[3]!), /failed \(response-too-large\)/)
+    assert.doesNotMatch(text(results[3]!), /xxxxxxxx/)
+
+    const states = await okJson(await api['mcp-servers'].states.$get(), 200)
+    const state = states.servers.find((s) => s.id === 'tests')!
+    assert.equal(state.status, 'connected')
+    assert.equal(state.toolCount, 8)
+  })
+
+  test('an agent the owner did not give the server does not get its tools; disabling removes them', async () => {
+    await okJson(
+      await api['mcp-servers'][':id'].$patch({ param: { id: 'tests' }, json: { enabled: false } }),
+      200,
+    )
+    const { offered } = await turn([])
+    assert.ok(!offered.some((t) => t.startsWith('tests__')), `${offered}`)
+    const states = await okJson(await api['mcp-servers'].states.$get(), 200)
+    assert.equal(states.servers.find((s) => s.id === 'tests')!.status, 'disabled')
+    await okJson(
+      await api['mcp-servers'][':id'].$patch({ param: { id: 'tests' }, json: { enabled: true } }),
+      200,
+    )
+  })
+
+  test(
+    'a PreToolUse hook denies an MCP call like any other',
+    { skip: !sandbox.available && sandbox.reason },
+    async () => {
+      const hook = await okJson(
+        await api.hooks.$post({
+          json: {
+            name: 'no echo',
+            event: 'PreToolUse',
+            kind: 'command',
+            matcher: 'tests__echo',
+            command: [
+              'sh',
+              '-c',
+              `cat >/dev/null; printf '%s' '{"decision":"deny","reason":"echo is off today"}'`,
+            ],
+          },
+        }),
+        201,
+      )
+      try {
+        const { results } = await turn([{ name: 'tests__echo', arguments: { text: 'blocked?' } }])
+        assert.match(text(results[0]!), /echo is off today/)
+        assert.doesNotMatch(text(results[0]!), /blocked\?"?\s*}?\]?$/)
+      } finally {
+        await okJson(await api.hooks[':id'].$delete({ param: { id: hook.id } }), 200)
+      }
+    },
+  )
+
+  test(
+    'a stdio server runs in the sandbox without network unless its owner allows it',
+    { skip: !sandbox.available && sandbox.reason },
+    async () => {
+      const node = process.execPath
+      await okJson(
+        await api['mcp-servers'].$post({
+          json: {
+            id: 'boxed',
+            transport: 'stdio',
+            displayName: 'Sandboxed',
+            argv: [node, join(repoRoot, 'test', 'support', 'mcp-stdio-server.ts')],
+            readOnlyPaths: [dirname(node), repoRoot],
+            agentIds: [SUPERVISOR],
+          },
+        }),
+        201,
+      )
+      const reach = { name: 'boxed__reach', arguments: { url: mcp.url } }
+      const closed = await turn([reach])
+      assert.match(text(closed.results[0]!), /unreachable/)
+      await okJson(
+        await api['mcp-servers'][':id'].$patch({
+          param: { id: 'boxed' },
+          json: { allowNetwork: true },
+        }),
+        200,
+      )
+      const open = await turn([reach])
+      // The host's loopback is not the sandbox's even with the network shared? It is: --share-net
+      // keeps the host's namespace, so the server answers (405/400 for a bare GET is an answer).
+      assert.match(text(open.results[0]!), /reached: HTTP/)
+      await okJson(await api['mcp-servers'][':id'].$delete({ param: { id: 'boxed' } }), 200)
+    },
+  )
+})
