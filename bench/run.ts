@@ -2,7 +2,8 @@
  * `npm run bench`: every figure is measured side by side with its baseline in the same run and
  * reported as the median of per-round ratios. `--quick` only proves the script works (CI);
  * the full mode is for people. `--only a,b` runs the named benches. Results, with the machine
- * they were taken on, also go to bench-results.json.
+ * they were taken on, also go to bench-results.json; a full run also refreshes its figures in
+ * docs/benchmarks.md's current table (bench/write-doc-table.ts), unless `--no-doc`.
  */
 import { writeFile } from 'node:fs/promises'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -22,6 +23,7 @@ import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
 import { benchTurnLatency } from './turn-latency.ts'
 import { benchTracingOverhead } from './tracing-overhead.ts'
+import { figureText, writeBenchFigures } from './write-doc-table.ts'
 
 const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'api-stack': benchApiStack,
@@ -74,21 +76,27 @@ for (const name of only) {
   console.error(`bench ${name}: ${((performance.now() - began) / 1000).toFixed(1)} s`)
 }
 
-const figure = (r: BenchResult) =>
-  r.unit
-    ? `${r.ratio >= 0 && r.unit === 'ms' ? '+' : ''}${r.ratio.toFixed(2)} ${r.unit}`
-    : `${r.ratio.toFixed(2)}×`
 console.log(`popagent bench (${quick ? 'quick' : 'full'}) on ${machine.cores} × ${machine.cpu}`)
 for (const r of results) {
   const mark = r.met ? 'met' : 'NOT MET'
   console.log(
-    `${r.name.padEnd(48)} ${figure(r).padStart(11)}  goal ${r.goal} (${mark})  ${r.detail}`,
+    `${r.name.padEnd(48)} ${figureText(r).padStart(11)}  goal ${r.goal} (${mark})  ${r.detail}`,
   )
 }
 for (const line of [...skipped, ...failed]) console.log(line)
 if (failed.length) process.exitCode = 1
 const loadAfter = loadavg().map((l) => Number(l.toFixed(2)))
-await writeFile(
-  'bench-results.json',
-  `${JSON.stringify({ quick, at: new Date().toISOString(), machine: { ...machine, loadAfter }, results, skipped, failed }, null, 2)}\n`,
-)
+const sitting = {
+  quick,
+  at: new Date().toISOString(),
+  machine: { ...machine, loadAfter },
+  results,
+  skipped,
+  failed,
+}
+await writeFile('bench-results.json', `${JSON.stringify(sitting, null, 2)}\n`)
+// Quick figures only prove the benches run; a full run's are the page's current figures.
+if (!quick && !process.argv.includes('--no-doc') && results.length > 0) {
+  await writeBenchFigures(sitting)
+  console.log('docs/benchmarks.md: the current figures table is refreshed')
+}
