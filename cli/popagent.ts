@@ -34,6 +34,9 @@ const USAGE = `usage: popagent <command>
   secrets-rekey
             re-encrypt every vault secret under POPAGENT_SECRET_KEY, reading the old rows with
             the keys in POPAGENT_SECRET_KEYS_PREVIOUS (comma-separated)
+  browser-server [--socket <path>] [--output-max-size <bytes>] [--caps a,b]
+            run the reference browser MCP server (Playwright's, on Debian's Chromium) on a
+            protected Unix socket, by default POPAGENT_DATA_DIR/browser/mcp.sock (docs/browser.md)
   automation-reconcile [--json]
             give each eligible workspace its self-update schedule; print each one's eligibility
   help      show this text`
@@ -53,6 +56,7 @@ const commands: Record<
   'task-resolve': async () => (await import('./commands/tasks.ts')).taskResolve,
   'secrets-rekey': async () => (await import('./commands/secrets-rekey.ts')).secretsRekey,
   'automation-reconcile': async () => (await import('./commands/autonomy.ts')).automationReconcile,
+  'browser-server': async () => (await import('./commands/browser-server.ts')).browserServer,
 }
 
 async function main(argv: string[]) {

@@ -5,7 +5,11 @@ import * as Agents from '../runtime/agents/index.ts'
 import type { AgentRow } from '../runtime/agents/index.ts'
 import * as Skills from '../runtime/agents/skills.ts'
 import type { SkillRow } from '../runtime/agents/skills.ts'
-import type { AgentRuntimeSettings, MemorySettings } from '../runtime/contracts/settings.ts'
+import type {
+  AgentRuntimeSettings,
+  BrowserSettings,
+  MemorySettings,
+} from '../runtime/contracts/settings.ts'
 import type { Workspace } from '../runtime/contracts/workspaces.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
 import * as Overlays from '../runtime/evolution/overlays.ts'
@@ -23,6 +27,7 @@ export type ConfigSnapshot = {
   readonly version: number | null
   agentRuntime(): Promise<AgentRuntimeSettings>
   memory(): Promise<MemorySettings>
+  browser(): Promise<BrowserSettings>
   workspace(id: string): Promise<Workspace>
   /** Every agent row, the supervisor first. */
   agentRows(): Promise<readonly AgentRow[]>
@@ -88,6 +93,7 @@ export function createConfigCache(db: Db): ConfigCache {
         version,
         agentRuntime: () => kept('agent-runtime', () => Settings.agentRuntime.get(db)),
         memory: () => kept('memory', () => Settings.memory.get(db)),
+        browser: () => kept('browser', () => Settings.browser.get(db)),
         workspace: (id) => kept(`workspace:${id}`, () => Workspaces.get(db, id)),
         agentRows: () => kept('agents', () => Agents.listRows(db)),
         enabledSkillRows: () => kept('skills', () => Skills.enabledRows(db)),

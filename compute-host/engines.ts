@@ -7,6 +7,7 @@ import { startDocIndexer } from './docs/indexer.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
 import { createEvolution } from './evolution/index.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
+import { createOwnerMcpServers } from './mcp/servers/owner-servers.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
 import { createEngineHandlers } from './host-handlers.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
@@ -95,10 +96,19 @@ export async function startEngines(
     const retainFact = new Map<string, AnyTool>()
     // One cache of the run configuration, shared by the agent factory, the hooks and the runs.
     const config = createConfigCache(databases.application.db)
+    // The owner's MCP servers (compute-host/mcp/servers/): connected when a run needs them.
+    const mcpServers = createOwnerMcpServers({
+      db: databases.application.db,
+      vault,
+      sandbox,
+      dataDir: env.POPAGENT_DATA_DIR,
+      log: log.child({ component: 'mcp-servers' }),
+    })
     const agents = createAgentFactory({
       db: databases.application.db,
       config,
       models,
+      mcpTools: mcpServers,
       tools: createToolProvider({
         'web-search': () => ({ ok: true, tool: webSearch }),
         'repo-brief': () => ({ ok: true, tool: repoBrief }),
@@ -211,6 +221,7 @@ export async function startEngines(
       recall,
       hooks,
       evolution,
+      mcpServers,
     }
     // A database restart during start-up is ridden out like the one during a run: the runner's
     // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
@@ -227,6 +238,8 @@ export async function startEngines(
       stopRunners: async () => {
         // First: running turns end as interrupted and are saved while the database is open.
         await resources.liveTurns.close()
+        // The owner's MCP servers' connections (stdio servers stop with them).
+        await mcpServers.close()
         retention.stop()
         await resources.scheduler.stop()
         await docIndexer.stop()

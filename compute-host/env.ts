@@ -85,6 +85,12 @@ export const HostEnv = z
       .pipe(z.array(z.array(z.string().min(1)).min(1)).max(10)),
     // A task claim not renewed for this long is abandoned (its host died) and recovered.
     POPAGENT_TASK_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+    // The owner's browser MCP server's Unix socket (docs/browser.md); unset: the one
+    // `popagent browser-server` makes, POPAGENT_DATA_DIR/browser/mcp.sock.
+    POPAGENT_BROWSER_SOCKET: z.string().min(1).optional(),
+    // `on`: agents may point the browser at loopback addresses (a site on this machine). Private,
+    // link-local and metadata addresses stay refused either way.
+    POPAGENT_BROWSER_ALLOW_LOOPBACK: z.enum(['on', 'off']).default('off'),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.
     SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.

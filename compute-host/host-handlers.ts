@@ -114,6 +114,7 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     },
     autonomyReconcile: () =>
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
+    mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
     evolutionRun: () => $.evolution.worker.runNow(),
     ...withFeedbackSignal($, observabilityHandlers($)),
   }

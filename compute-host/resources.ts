@@ -16,6 +16,7 @@ import type { Tracer } from './observability/tracer.ts'
 import type { Observability } from './observability/observability.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Recall } from './recall/recall.ts'
+import type { OwnerMcpServers } from './mcp/servers/owner-servers.ts'
 import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
@@ -80,6 +81,8 @@ export type HostResources = {
    * absent without that key, and then undo keeps nothing (undo/turn-recorder.ts).
    */
   turnBlobs?: BlobCipher
+  /** The owner's MCP servers' connections and tools (compute-host/mcp/servers/). */
+  mcpServers?: OwnerMcpServers
 }
 
 /**

@@ -25,6 +25,7 @@ import { secrets } from './routes/secrets.ts'
 import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
+import { mcpServers } from './routes/mcp-servers.ts'
 import { autonomy } from './routes/autonomy.ts'
 import { evolution } from './routes/evolution.ts'
 import { tasks } from './routes/tasks.ts'
@@ -70,6 +71,7 @@ export const api = new Hono<AppEnv>()
   .route('/autonomy', autonomy)
   .route('/autonomy', evolution)
   .route('/observability', observability)
+  .route('/mcp-servers', mcpServers)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

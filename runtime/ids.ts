@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   secretBinding: 'sbd',
   hook: 'hok',
   hookRun: 'hkr',
+  browserSession: 'brs',
   evolutionSignal: 'evs',
   evolutionRevision: 'evr',
   learnedOverlay: 'ovl',

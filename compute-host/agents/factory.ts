@@ -21,6 +21,7 @@ import { shellRefusalFor } from '../workspaces/shell-needs-git.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
+import type { RunMcpTools } from '../mcp/servers/owner-servers.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
 import { checkTool, type HostToolContext, toolStatuses } from './tool-availability.ts'
 
@@ -51,6 +52,8 @@ type RunResources = {
   lsp?: ReturnType<typeof createLspInspect>
   /** Why this run's repository gets no shell (looked up once per run, not once per agent). */
   shellRefusal?: string
+  /** The owner's MCP servers' tools for this run (compute-host/mcp/servers/). */
+  mcp?: RunMcpTools
 }
 
 /** What a caller adds to one run's agents (chat turns and tasks pass their own). */
@@ -107,6 +110,11 @@ export function createAgentFactory(factoryOptions: {
   shellTimeoutMs?: number
   /** The host's redactor: what agents leave in memory passes it (redacting-processor.ts). */
   redact?: (text: string) => string
+  /**
+   * The owner's MCP servers: each agent gets the tools of the servers the owner gave it, as
+   * ordinary tools of the agent (so hooks, guards, budget, tracing and redaction apply).
+   */
+  mcpTools?: { forRun(): Promise<RunMcpTools> }
 }) {
   const { db, models, tools, mastraLogger } = factoryOptions
   const redaction = factoryOptions.redact && redactingProcessor(factoryOptions.redact)
@@ -161,6 +169,10 @@ export function createAgentFactory(factoryOptions: {
         run.lsp ??= createLspInspect(options.workspaceRoot!)
         bound[name] = run.lsp.tool
       }
+    }
+    if (run.mcp) {
+      Object.assign(bound, run.mcp.toolsOf(row.id))
+      unavailable.push(...run.mcp.unavailable.filter((u) => u.agentId === row.id))
     }
     const hooks = options.toolHooks?.({ id: row.id, name: row.displayName })
     const workspace =
@@ -237,6 +249,7 @@ export function createAgentFactory(factoryOptions: {
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
+      const mcpDeciding = factoryOptions.mcpTools?.forRun()
       const [rows, skillRows, overlays] = await Promise.all([
         snapshot.agentRows(),
         snapshot.enabledSkillRows(),
@@ -246,6 +259,7 @@ export function createAgentFactory(factoryOptions: {
       const unavailableTools: UnavailableTool[] = []
       const run: RunResources = {
         workspaces: [],
+        ...(mcpDeciding && { mcp: await mcpDeciding }),
         ...(options.workspaceRoot && { shellRefusal: shellRefusalFor(options.workspaceRoot) }),
       }
       const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)

@@ -48,6 +48,9 @@ export function createGatewayModels(options: {
     baseURL: options.url.replace(/\/+$/, ''),
     ...(options.apiKey && { apiKey: options.apiKey }),
     includeUsage: true,
+    // Tool results that are a content list (the browser's screenshots) reach the model as their
+    // parts, an image as an image; every other tool's result is text or JSON and unchanged.
+    supportsMultiPartToolContent: true,
     fetch: redactingFetch(options.redact ?? createRedactor([options.apiKey]), options.fetch),
   })
   const { queue, isLocal } = options.localModels

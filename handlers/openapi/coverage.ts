@@ -22,6 +22,11 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/autonomy/revisions/:id/revert':
     'appends the compensating revision of the named one; nothing else to choose',
   'POST /api/autonomy/evolution/run': 'runs one pass of the evolution worker now',
+  'POST /api/browser/sessions/:id/takeover':
+    'the owner takes the named browser session; nothing else to choose',
+  'POST /api/browser/sessions/:id/handback': 'hands the named browser session back to the agent',
+  'POST /api/browser/sessions/:id/recording':
+    "starts the named session's recording (501 while the server or popagent lacks it)",
 }
 
 /**

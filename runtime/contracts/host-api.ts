@@ -19,6 +19,7 @@ import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
 import { HookId, SecretId, SessionId, WorkspaceId } from '../ids.ts'
 import { observabilityHostRoutes } from './observability-host-routes.ts'
+import { mcpServerHostRoutes } from './mcp-servers-host-routes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -313,6 +314,7 @@ export const hostRoutes = {
     does: 'run the evolution worker',
   },
   ...observabilityHostRoutes,
+  ...mcpServerHostRoutes,
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
 

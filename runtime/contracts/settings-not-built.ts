@@ -9,5 +9,4 @@ export const NOT_BUILT_SETTINGS: Readonly<Record<string, Readonly<Record<string,
   autonomy: {
     deploymentEnabled: 'deployment (the Build roles) is not built yet',
   },
-  browser: { enabled: 'browser automation is not built yet' },
 }

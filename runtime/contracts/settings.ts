@@ -146,7 +146,19 @@ export const AutonomySettingsPatch = z
 export type AutonomySettingsPatch = z.infer<typeof AutonomySettingsPatch>
 
 export const BrowserSettingsPatch = z
-  .strictObject({ enabled: z.boolean() })
+  .strictObject({
+    enabled: z.boolean(),
+    // The owner's opt-ins for interactive roles (runtime/browser/policy.ts), off by default.
+    allowScriptEvaluation: z.boolean(),
+    allowCredentialReaders: z.boolean(),
+    // Absolute folder (on the browser server's machine) uploads may come from; '' allows none.
+    uploadFolder: z
+      .string()
+      .max(1024)
+      .refine((v) => v === '' || (v.startsWith('/') && !v.split('/').includes('..')), {
+        message: "an absolute folder without '..', or '' for none",
+      }),
+  })
   .partial()
   .refine(nonEmpty, EMPTY)
 export type BrowserSettingsPatch = z.infer<typeof BrowserSettingsPatch>

@@ -252,6 +252,23 @@ export const BROWSER: Group<keyof BrowserSettingsPatch>[] = [
     legend: 'Browser automation for agents with browser access',
     fields: [
       { key: 'enabled', label: 'Browser enabled', type: 'bool', ...notBuilt('browser', 'enabled') },
+      {
+        key: 'allowScriptEvaluation',
+        label: 'Interactive agents may run script in pages',
+        type: 'bool',
+        hint: 'browser_evaluate and browser_run_code_unsafe; off by default.',
+      },
+      {
+        key: 'allowCredentialReaders',
+        label: 'Interactive agents may read cookies, storage and request headers',
+        type: 'bool',
+      },
+      {
+        key: 'uploadFolder',
+        label: 'Upload folder',
+        type: 'text',
+        hint: 'Absolute folder on the browser server uploads may come from; empty allows none.',
+      },
     ],
   },
 ]

@@ -1,0 +1,46 @@
+/**
+ * The browser room's shared types, so its files import one way (HOUSE.md: no circles).
+ *
+ * `BrowserLink` is the one thing the room needs from an MCP client: one MCP session with the
+ * browser server. It is deliberately small so the connection behind it can be swapped for the
+ * shared MCP client room (compute-host/mcp/) without touching the tool, sessions or health.
+ */
+export type BrowserOperation = {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
+
+/** An MCP content part as the server sent it (text, image, audio, resource, resource link). */
+export type BrowserContentPart = { type: string; [key: string]: unknown }
+
+export type BrowserCallResult = { content: BrowserContentPart[]; isError: boolean }
+
+export type BrowserLink = {
+  readonly serverInfo: { name: string; version: string } | undefined
+  /** The server's id for this MCP session, when it gave one. */
+  readonly mcpSessionId: string | undefined
+  listOperations(signal?: AbortSignal): Promise<BrowserOperation[]>
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<BrowserCallResult>
+  /** Called once when the transport closes underneath us (the server went away). */
+  onLost(listener: (reason: string) => void): void
+  /** Ends the MCP session (the server drops its browser context) and the transport. */
+  close(): Promise<void>
+}
+
+/** Opens a fresh MCP session with the browser server (after the socket check passed). */
+export type OpenLink = (signal?: AbortSignal) => Promise<BrowserLink>
+
+/** Why a browser call did not run or failed, as the model and the routes see it. */
+export class BrowserError extends Error {
+  override name = 'BrowserError'
+  readonly code: string
+  constructor(code: string, message: string) {
+    super(message)
+    this.code = code
+  }
+}

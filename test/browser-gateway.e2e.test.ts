@@ -1,0 +1,288 @@
+/**
+ * Browser automation end to end (issue 37): real turns with the scripted gateway, the reference
+ * browser MCP server (Playwright's, on Debian's Chromium) on a protected Unix socket in its own
+ * process, and a loopback test site. One browser server is shared by the turn cases; the health
+ * and fault cases start their own.
+ */
+import assert from 'node:assert/strict'
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { createBrowserServer } from '../compute-host/browser/server-connection.ts'
+import { checkBrowserSocket } from '../compute-host/browser/socket-check.ts'
+import { socketLinkOpener } from '../compute-host/browser/socket-link.ts'
+import { createSession } from './support/api-fixtures.ts'
+import { browserMissing } from './support/browser.ts'
+import { startBrowserMcpServer, type BrowserMcpServer } from './support/browser-mcp-server.ts'
+import {
+  markRoles,
+  messagesOf,
+  offeredTools,
+  postChat,
+  roleOf,
+  toolResultsOf,
+} from './support/chat.ts'
+import type { RecordedRequest, Reply, ToolCallScript } from './support/scripted-gateway.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
+import { readUiStream } from './support/ui-stream.ts'
+
+const PAGE = `<!doctype html><title>Loopback site</title>
+<h1 id="title">Browser test page</h1>
+<button onclick="document.getElementById('title').textContent = 'Clicked ' + (++window.n || (window.n = 1))">Press</button>`
+
+function startSite(): Promise<{ url: string; server: Server }> {
+  const server = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end(PAGE)
+  })
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address() as { port: number }
+      done({ url: `http://127.0.0.1:${address.port}/`, server })
+    }),
+  )
+}
+
+const browserCall = (operation: string, args: Record<string, unknown> = {}): ToolCallScript => ({
+  name: 'browser',
+  arguments: { operation, arguments: args },
+})
+
+describe('browser automation through the browser MCP server', { skip: browserMissing }, () => {
+  let mcp: BrowserMcpServer
+  let site: { url: string; server: Server }
+  let stack: TestStack
+  let url: string
+  let api: ReturnType<typeof typedClient>['api']
+
+  before(async () => {
+    // The socket's path is known before the server listens: the host connects on first use.
+    const socketDir = await mkdtemp(join(tmpdir(), 'popagent-browser-mcp-'))
+    ;[mcp, site, stack] = await Promise.all([
+      startBrowserMcpServer({ dir: socketDir }),
+      startSite(),
+      startTestStack({
+        models: [{ id: 'remote/a' }],
+        hostEnv: {
+          POPAGENT_BROWSER_SOCKET: join(socketDir, 'sock', 'mcp.sock'),
+          POPAGENT_BROWSER_ALLOW_LOOPBACK: 'on',
+        },
+      }),
+    ])
+    url = await stack.listen()
+    await markRoles(stack, ['orchistrator'])
+    api = typedClient(stack.edge()).api
+    await okJson(await api.settings.browser.$patch({ json: { enabled: true } }), 200)
+    await supervisorAccess('read-only')
+  })
+  after(async () => {
+    await stack?.stop()
+    await mcp?.dispose()
+    site?.server.close()
+  })
+
+  async function supervisorAccess(access: 'none' | 'read-only' | 'interactive') {
+    const tools = ['workspace-read', 'browser']
+    await okJson(
+      await api.agents[':id'].$patch({
+        param: { id: 'orchistrator' },
+        json: { browserAccess: access, tools },
+      }),
+      200,
+    )
+  }
+
+  /** A turn whose supervisor makes `calls` one after another, then answers. */
+  async function turn(sessionId: string, calls: ToolCallScript[]) {
+    const seen = stack.gateway.requests.length
+    // Tool results of the session's earlier turns come along in its history: count from here.
+    let base: number | undefined
+    stack.gateway.respondWith((r): Reply | undefined => {
+      if (roleOf(r) !== 'orchistrator') return undefined
+      base ??= toolResultsOf(r).length
+      const next = calls[toolResultsOf(r).length - base]
+      return next ? { toolCalls: [next] } : { text: 'Done.' }
+    })
+    await readUiStream(await postChat(url, { sessionId, text: 'Look at the page.' }))
+    const requests = stack.gateway.requests
+      .slice(seen)
+      .filter((r) => r.path === '/v1/chat/completions' && roleOf(r) === 'orchistrator')
+    const last: RecordedRequest = requests.at(-1)!
+    const results = toolResultsOf(last).slice(toolResultsOf(requests[0]!).length)
+    return { offered: offeredTools(requests[0]!), results, last }
+  }
+
+  const text = (message: { content?: unknown }) => JSON.stringify(message.content)
+
+  test('with the browser setting off the tool is absent; on, it is offered (read every run)', async () => {
+    const session = await createSession(stack.edge())
+    await okJson(await api.settings.browser.$patch({ json: { enabled: false } }), 200)
+    const off = await turn(session, [])
+    assert.ok(!off.offered.includes('browser'), `${off.offered}`)
+    await okJson(await api.settings.browser.$patch({ json: { enabled: true } }), 200)
+    const on = await turn(session, [])
+    assert.ok(on.offered.includes('browser'), `${on.offered}`)
+  })
+
+  test('a read-only role reads a page, its screenshot reaches the model as an image, and its click is refused', async () => {
+    const session = await createSession(stack.edge())
+    const { results, last } = await turn(session, [
+      browserCall('browser_navigate', { url: site.url }),
+      browserCall('browser_take_screenshot', { type: 'png' }),
+      browserCall('browser_click', { target: 'button' }),
+      browserCall('browser_get_config'),
+    ])
+    assert.match(text(results[0]!), /Loopback site|127\.0\.0\.1/)
+    // The screenshot's tool message carries an image part, not base64 inside text.
+    const shot = results[1]!.content as { type: string; image_url?: { url: string } }[]
+    assert.ok(Array.isArray(shot), `the screenshot result is ${text(results[1]!).slice(0, 200)}`)
+    const image = shot.find((p) => p.type === 'image_url')
+    assert.match(image?.image_url?.url ?? '', /^data:image\/png;base64,iVBOR/)
+    assert.match(text(results[2]!), /BROWSER_ROLE_DENIED/)
+    // Not in the server's catalog: the operation enum refuses it before anything runs.
+    assert.doesNotMatch(text(results[3]!), /"ok":true/)
+    assert.ok(messagesOf(last).length > 0)
+    const sessions = await okJson(await api.browser.sessions.$get(), 200)
+    const mine = sessions.sessions.find((s) => s.chatSessionId === session)
+    assert.equal(mine?.callCount, 2, 'the refused click never reached the session')
+  })
+
+  test('an interactive role clicks; a takeover refuses its next click until the owner hands back; archiving closes the browser', async () => {
+    await supervisorAccess('interactive')
+    try {
+      const session = await createSession(stack.edge())
+      const first = await turn(session, [
+        browserCall('browser_navigate', { url: site.url }),
+        browserCall('browser_click', { target: 'button' }),
+        browserCall('browser_evaluate', { function: '() => document.cookie' }),
+      ])
+      assert.doesNotMatch(text(first.results[1]!), /refused/)
+      assert.match(text(first.results[2]!), /BROWSER_OPT_IN_REQUIRED/)
+      const listed = await okJson(await api.browser.sessions.$get(), 200)
+      const browserSession = listed.sessions.find(
+        (s) => s.chatSessionId === session && !s.closedAt,
+      )!
+      assert.ok(browserSession, 'the chat session has an open browser session')
+      const id = browserSession.id
+      const taken = await okJson(
+        await api.browser.sessions[':id'].takeover.$post({ param: { id } }),
+        200,
+      )
+      assert.equal(taken.controller, 'human')
+      const during = await turn(session, [
+        browserCall('browser_click', { target: 'button' }),
+        browserCall('browser_snapshot'),
+      ])
+      assert.match(text(during.results[0]!), /BROWSER_TAKEN_OVER/)
+      // Reads go on while the owner drives: the page still says the first click happened.
+      assert.match(text(during.results[1]!), /Clicked 1/)
+      await okJson(await api.browser.sessions[':id'].handback.$post({ param: { id } }), 200)
+      const back = await turn(session, [
+        browserCall('browser_click', { target: 'button' }),
+        browserCall('browser_snapshot'),
+      ])
+      assert.match(text(back.results[1]!), /Clicked 2/)
+      await okJson(
+        await api.sessions[':id'].$patch({ param: { id: session }, json: { archived: true } }),
+        200,
+      )
+      const closed = await okJson(await api.browser.sessions.$get(), 200)
+      const row = closed.sessions.find((s) => s.id === id)!
+      assert.ok(row.closedAt, 'archiving the chat session closed its browser session')
+      assert.match(row.closeReason ?? '', /archived/)
+    } finally {
+      await supervisorAccess('read-only')
+    }
+  })
+
+  test('browser health separates socket, MCP server and browser', async () => {
+    const health = await okJson(await api.browser.health.$get(), 200)
+    assert.equal(health.socket.ok, true)
+    assert.equal(health.mcp.ok, true)
+    assert.ok((health.mcp.tools ?? 0) >= 20, `${health.mcp.tools} tools`)
+    assert.equal(health.browser.ok, true)
+    const screencast = await api.browser.sessions[':id'].screencast.$get({
+      param: { id: 'brs_01JD0000000000000000000000' },
+    })
+    assert.equal(screencast.status, 501)
+    assert.match(JSON.stringify(await screencast.json()), /browser_screencast/)
+  })
+
+  test('with the server stopped mid-session the tool answers a clear error at once; when it returns the next call works', async () => {
+    const session = await createSession(stack.edge())
+    await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+    await mcp.stop()
+    const started = performance.now()
+    const down = await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+    assert.match(text(down.results[0]!), /BROWSER_(CONNECTION_LOST|UNAVAILABLE|SOCKET_REFUSED)/)
+    assert.ok(performance.now() - started < 5_000, 'the failure is immediate, not a timeout')
+    const health = await okJson(await api.browser.health.$get(), 200)
+    assert.equal(health.socket.ok, false)
+    assert.match(health.socket.reason ?? '', /does not exist/)
+    assert.equal(health.mcp.ok, false)
+    assert.equal(health.browser.ok, false)
+    await mcp.restart()
+    // The host reconnects by itself (backoff from 250 ms); no restart of popagent.
+    const deadline = Date.now() + 10_000
+    let back = await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+    while (!/### Result/.test(text(back.results[0] ?? {})) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250))
+      back = await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+    }
+    assert.match(text(back.results[0]!), /### Result/)
+  })
+})
+
+describe('the browser connection', { skip: browserMissing }, () => {
+  const quiet = { warn() {}, info() {} }
+
+  test('a socket with mode 0644 is refused before connecting', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'popagent-browser-socket-'))
+    try {
+      await mkdir(join(dir, 's'), { mode: 0o700 })
+      const path = join(dir, 's', 'mcp.sock')
+      const server = createNetServer()
+      await new Promise<void>((done) => server.listen(path, done))
+      await chmod(path, 0o644)
+      const check = await checkBrowserSocket(path)
+      assert.deepEqual(check, { ok: false, reason: `${path} has mode 0644; it must be 0600` })
+      const connection = createBrowserServer({
+        socketPath: path,
+        openLink: socketLinkOpener({ socketPath: path }),
+        log: quiet,
+      })
+      const health = await connection.health()
+      assert.equal(health.socket.ok, false)
+      assert.equal(health.mcp.ok, false)
+      assert.match(health.mcp.reason ?? '', /mode 0644/)
+      await connection.close()
+      server.close()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a Chromium that cannot start leaves the MCP server up and the browser down in health', async () => {
+    const broken = await startBrowserMcpServer({ executablePath: '/nonexistent/chromium' })
+    const connection = createBrowserServer({
+      socketPath: broken.socketPath,
+      openLink: socketLinkOpener({ socketPath: broken.socketPath }),
+      log: quiet,
+    })
+    try {
+      const health = await connection.health()
+      assert.equal(health.socket.ok, true)
+      assert.equal(health.mcp.ok, true)
+      assert.ok((health.mcp.tools ?? 0) > 0)
+      assert.equal(health.browser.ok, false)
+      assert.ok(health.browser.reason, 'the browser part says why')
+    } finally {
+      await connection.close()
+      await broken.dispose()
+    }
+  })
+})
