@@ -114,15 +114,19 @@ describe('chat page', { skip: browserMissing }, () => {
       assert.equal((await reply(page).locator('.reply-text').innerText()).trim(), ANSWER)
       const items = reply(page).locator('.activity .act')
       assert.equal(await items.count(), 2)
+      // Each step is one line; opened, it shows what was asked and what came back.
+      await items
+        .locator('details')
+        .evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)))
       const delegation = await items.nth(0).innerText()
       assert.match(delegation, /Researcher/)
       assert.match(delegation, /delegated task/)
-      assert.match(delegation, /completed/)
+      assert.match(delegation, /done/)
       assert.match(delegation, /The bug is in parse\(\)\./)
       const tool = await items.nth(1).innerText()
       assert.match(tool, /Researcher/)
       assert.match(tool, /skill_search/)
-      assert.match(tool, /completed/)
+      assert.match(tool, /done/)
       assert.match(
         await reply(page).locator('.usage:not(.budget)').innerText(),
         /remote\/selected: \d+ in · \d+ out/,

@@ -10,6 +10,10 @@ export function ConversationTop(props: {
   sidebarOpen: boolean
   onToggleSidebar: () => void
   session: SessionView | undefined
+  /** The name of the repository the session works in. */
+  repository?: string | undefined
+  /** Tokens of the turn running now, not yet in the session's usage. */
+  liveUsage?: { inputTokens: number; outputTokens: number } | undefined
   /** The title while no session is shown. */
   placeholder: string
   busy: boolean
@@ -36,6 +40,8 @@ export function ConversationTop(props: {
         {(s) => (
           <SessionHeader
             session={s()}
+            repository={props.repository}
+            liveUsage={props.liveUsage}
             busy={props.busy}
             onRename={props.onRename}
             onArchive={props.onArchive}

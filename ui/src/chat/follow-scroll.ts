@@ -1,24 +1,27 @@
 import { onCleanup, onMount } from 'solid-js'
 
 /**
- * Follows the reply as it streams, unless the reader scrolled up. The conversation's size is
- * observed rather than each chunk: the observer runs once per frame, after layout, so following
- * costs no extra layout however fast the reply streams.
+ * Follows the reply as it streams, unless the reader scrolled up. The conversation scrolls inside
+ * its own pane (the navigation and the message box stay in view), so it is the pane's scroll that
+ * is read and moved. Its content's size is observed rather than each chunk: the observer runs
+ * once per frame, after layout, so following costs no extra layout however fast the reply streams.
  */
-export function followScroll(conversation: () => HTMLElement | undefined) {
+export function followScroll(pane: () => HTMLElement | undefined) {
   let follow = true
   onMount(() => {
+    const el = pane()
+    const content = el?.firstElementChild
+    if (!el || !content) return
     const onScroll = () => {
-      follow = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80
+      follow = el.scrollTop + el.clientHeight >= el.scrollHeight - 80
     }
-    window.addEventListener('scroll', onScroll, { passive: true })
+    el.addEventListener('scroll', onScroll, { passive: true })
     const grows = new ResizeObserver(() => {
-      if (follow) window.scrollTo({ top: document.documentElement.scrollHeight })
+      if (follow) el.scrollTop = el.scrollHeight
     })
-    const el = conversation()
-    if (el) grows.observe(el)
+    grows.observe(content)
     onCleanup(() => {
-      window.removeEventListener('scroll', onScroll)
+      el.removeEventListener('scroll', onScroll)
       grows.disconnect()
     })
   })

@@ -43,10 +43,11 @@ export function createSessionActions(page: {
      * Removes an exchange from the transcript with a save under the revision this page saw. When
      * the session changed meanwhile (another tab, a turn from the CLI) the server answers 409: the
      * page reloads the session and says so, and the draft in the message box stays as it is.
+     * Resolves true when the exchange is gone.
      */
-    async removeExchange(userMessageId: string) {
+    async removeExchange(userMessageId: string): Promise<boolean> {
       const s = page.current()
-      if (!s) return
+      if (!s) return false
       page.setNotice(undefined)
       page.setError(undefined)
       try {
@@ -54,12 +55,17 @@ export function createSessionActions(page: {
           revision: s.revision,
           messages: withoutExchange(s.messages, userMessageId),
         })
+        return true
       } catch (err) {
-        if (!(err instanceof ApiError && err.status === 409)) return page.setError(err)
+        if (!(err instanceof ApiError && err.status === 409)) {
+          page.setError(err)
+          return false
+        }
         await refreshSession(s.id)
         page.setNotice(
           'This session changed elsewhere, so it was reloaded and nothing was removed. Your draft is kept.',
         )
+        return false
       }
     },
   }

@@ -9,6 +9,8 @@ import { getRunUsage } from '../queries/observability.ts'
 /** The open session's title and what can be done to it: rename, archive or restore, delete. */
 export function SessionHeader(props: {
   session: SessionView
+  repository?: string | undefined
+  liveUsage?: { inputTokens: number; outputTokens: number } | undefined
   busy: boolean
   /** Resolves true when the new title was saved (the page shows any error). */
   onRename: (title: string) => Promise<boolean>
@@ -35,7 +37,19 @@ export function SessionHeader(props: {
               </Show>
             </h1>
             {/* Beside the title, not in it: the heading's name stays the session's title. */}
+            <span class="session-repo" title="The repository this chat works in">
+              in <strong>{props.repository ?? props.session.workspaceId}</strong>
+            </span>
             <UsageLine report={usage.data()} label="Session" />
+            {/* The session's usage is read once a turn is saved; the running turn counts here. */}
+            <Show when={props.liveUsage}>
+              {(u) => (
+                <span class="usage-line muted live-usage">
+                  This turn: {u().inputTokens.toLocaleString()} in ·{' '}
+                  {u().outputTokens.toLocaleString()} out
+                </span>
+              )}
+            </Show>
           </>
         }
       >

@@ -19,11 +19,14 @@ export function Sidebar(props: {
   archivedOpen: boolean
   onArchivedOpen: (open: boolean) => void
   error: unknown
+  /** Messages a turn has added to a session that its summary does not count yet. */
+  pending?: (s: SessionSummaryView) => number
   onNew: () => void
   onPick: () => void
   /** Closes the drawer at phone width. */
   onClose: () => void
 }) {
+  const count = (s: SessionSummaryView) => s.messageCount + (props.pending?.(s) ?? 0)
   const item = (s: SessionSummaryView) => (
     <li>
       <A
@@ -44,8 +47,7 @@ export function Sidebar(props: {
           <Show when={!props.workspaceId && props.workspaces.length > 1}>
             {props.workspaces.find((w) => w.id === s.workspaceId)?.name ?? s.workspaceId} ·{' '}
           </Show>
-          {s.messageCount} {s.messageCount === 1 ? 'message' : 'messages'} ·{' '}
-          {shortTime(s.updatedAt)}
+          {count(s)} {count(s) === 1 ? 'message' : 'messages'} · {shortTime(s.updatedAt)}
         </span>
       </A>
     </li>

@@ -1,27 +1,38 @@
 import { useParams } from '@solidjs/router'
 import { createMemo, createSignal, For, Show } from 'solid-js'
-import type { AgentActivity } from '../../../runtime/contracts/chat.ts'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
-import { BudgetCost } from './budget-cost.tsx'
 import { FeedbackButtons } from './feedback-buttons.tsx'
-import { RecallOutput } from './recall-output.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
-import type { ActivityPart } from './reducer.ts'
+import { ReplyActions } from './reply-actions.tsx'
+import { StepList } from './step-list.tsx'
 import { TurnChanges, WRITING_TOOLS } from './turn-changes.tsx'
+import { UserMessage } from './user-message.tsx'
+import { WorkingLine } from './working-line.tsx'
 
 type Row = { message: ShownMessage; streaming: boolean }
+
+/** Sends a prompt again in place of the exchange that begins at this user message. */
+export type Resend = (
+  userMessageId: string,
+  text: string,
+  options?: { undoTurnId?: string | undefined },
+) => void
 
 /**
  * The conversation: saved messages, then the live exchange while a turn streams. Saved and live
  * replies render through the same view, so the agents' activity looks the same after a reload.
  * Rows are keyed (rowKeys) so the saved copy of a finished turn takes over the live copy's row.
+ * Only the last exchange can be sent again (retry, regenerate, edit): replacing an earlier one
+ * would leave the later answers replying to a question no longer there.
  */
 export function Transcript(props: {
   messages: ShownMessage[]
   live?: { user: ShownMessage; reply: ShownMessage; streaming: boolean } | undefined
   /** Removes an exchange (from a user message to the next); absent while removal is not allowed. */
   onRemove?: ((userMessageId: string) => void) | undefined
+  /** Sends the last exchange's prompt again; absent while a turn runs or the session is archived. */
+  onResend?: Resend | undefined
 }) {
   const [confirming, setConfirming] = createSignal<string>()
   const rows = createMemo(() => {
@@ -32,8 +43,19 @@ export function Transcript(props: {
       list.push({ message: live.reply, streaming: live.streaming })
     }
     const keys = rowKeys(list.map((r) => r.message))
-    return { keys, byKey: new Map(keys.map((key, i) => [key, list[i]!])) }
+    return { keys, byKey: new Map(keys.map((key, i) => [key, list[i]!])), list }
   })
+  // The last exchange: its user message and its reply, if any.
+  const last = createMemo(() => {
+    const list = rows().list
+    const at = list.findLastIndex((r) => r.message.role === 'user')
+    if (at === -1) return undefined
+    return { user: list[at]!.message, reply: list[at + 1]?.message }
+  })
+  const resendLast = (text: string, undoTurnId?: string) => {
+    const user = last()?.user
+    if (user && props.onResend) props.onResend(user.id, text, { undoTurnId })
+  }
   return (
     <ol class="transcript" aria-label="Conversation">
       <For each={rows().keys}>
@@ -41,35 +63,59 @@ export function Transcript(props: {
           const row = () => rows().byKey.get(key)
           return (
             <Show when={row()}>
-              {(r) => (
-                <li>
-                  <MessageView
-                    message={r().message}
-                    streaming={r().streaming}
-                    onRemove={
-                      props.onRemove && r().message.role === 'user'
-                        ? () => setConfirming(r().message.id)
-                        : undefined
-                    }
-                  />
-                  <Show when={confirming() === r().message.id && props.onRemove}>
-                    {(remove) => (
-                      <Confirm
-                        message="Remove this message and its reply from the transcript? The agents’ memory of the conversation is not changed."
-                        confirmLabel="Remove exchange"
-                        onConfirm={() => {
-                          // Read before closing: the Show's value is stale once its condition is false.
-                          const removeExchange = remove()
-                          const id = r().message.id
-                          setConfirming(undefined)
-                          removeExchange(id)
-                        }}
-                        onCancel={() => setConfirming(undefined)}
+              {(r) => {
+                const isLastUser = () => last()?.user === r().message
+                const isLastReply = () => {
+                  const reply = last()?.reply
+                  return reply !== undefined && reply === r().message
+                }
+                return (
+                  <li>
+                    <Show
+                      when={r().message.role === 'user'}
+                      fallback={
+                        <ReplyView
+                          message={r().message}
+                          streaming={r().streaming}
+                          onResend={
+                            props.onResend && isLastReply() && last()
+                              ? () => resendLast(textOf(last()!.user))
+                              : undefined
+                          }
+                        />
+                      }
+                    >
+                      <UserMessage
+                        text={textOf(r().message)}
+                        onRemove={props.onRemove ? () => setConfirming(r().message.id) : undefined}
+                        onResend={
+                          props.onResend && isLastUser()
+                            ? (text, undoFiles) =>
+                                resendLast(text, undoFiles ? changedTurn(last()?.reply) : undefined)
+                            : undefined
+                        }
+                        changedFiles={isLastUser() && changedTurn(last()?.reply) !== undefined}
                       />
-                    )}
-                  </Show>
-                </li>
-              )}
+                    </Show>
+                    <Show when={confirming() === r().message.id && props.onRemove}>
+                      {(remove) => (
+                        <Confirm
+                          message="Remove this message and its reply from the transcript? The agents’ memory of the conversation is not changed."
+                          confirmLabel="Remove exchange"
+                          onConfirm={() => {
+                            // Read before closing: the Show's value is stale once its condition is false.
+                            const removeExchange = remove()
+                            const id = r().message.id
+                            setConfirming(undefined)
+                            removeExchange(id)
+                          }}
+                          onCancel={() => setConfirming(undefined)}
+                        />
+                      )}
+                    </Show>
+                  </li>
+                )
+              }}
             </Show>
           )
         }}
@@ -78,36 +124,25 @@ export function Transcript(props: {
   )
 }
 
-function MessageView(props: {
+/** A saved reply that called a writing tool may have changed files: its turn id, else undefined. */
+function changedTurn(reply: ShownMessage | undefined): string | undefined {
+  if (!reply || reply.role !== 'assistant') return undefined
+  const wrote = activityOf(reply).some(
+    (a) => a.data.kind === 'tool' && WRITING_TOOLS.has(a.data.tool ?? ''),
+  )
+  return wrote ? metadataOf(reply)?.turnId : undefined
+}
+
+function ReplyView(props: {
   message: ShownMessage
   streaming?: boolean
-  onRemove?: (() => void) | undefined
+  onResend?: (() => void) | undefined
 }) {
   const meta = () => metadataOf(props.message)
   const text = createMemo(() => textOf(props.message))
   const activity = () => activityOf(props.message)
   const params = useParams()
-  // A saved turn that called a writing tool may have changed files: its change set, with Undo.
-  const wrote = () =>
-    !props.streaming &&
-    activity().some((a) => a.data.kind === 'tool' && WRITING_TOOLS.has(a.data.tool ?? ''))
-  if (props.message.role === 'user') {
-    return (
-      <article class="msg user">
-        <div class="msg-head">
-          <span class="who">You</span>
-          <Show when={props.onRemove}>
-            {(remove) => (
-              <button type="button" class="link-button" onClick={() => remove()()}>
-                Remove
-              </button>
-            )}
-          </Show>
-        </div>
-        <div class="msg-text">{text()}</div>
-      </article>
-    )
-  }
+  const failed = () => Boolean(meta()?.error || meta()?.aborted)
   return (
     <article class="msg assistant" aria-busy={props.streaming ? 'true' : undefined}>
       <div class="msg-head">
@@ -115,24 +150,17 @@ function MessageView(props: {
         <Show when={meta()?.model}>
           <span class="muted">{meta()?.model}</span>
         </Show>
-        <Show when={props.streaming}>
-          <span class="streaming-dot" aria-label="replying" />
-        </Show>
       </div>
       <Show when={activity().length > 0}>
-        <ActivityList items={activity()} />
+        <StepList items={activity()} />
       </Show>
-      <Show
-        when={text()}
-        fallback={
-          <Show when={props.streaming && activity().length === 0}>
-            <p class="muted">Thinking…</p>
-          </Show>
-        }
-      >
+      <Show when={text()}>
         <Markdown class="reply-text" text={text()} streaming={props.streaming} />
       </Show>
-      <Show when={wrote() && params.id && meta()?.turnId ? meta()!.turnId : undefined}>
+      <Show when={props.streaming}>
+        <WorkingLine items={activity()} hasText={text() !== ''} />
+      </Show>
+      <Show when={!props.streaming && params.id && changedTurn(props.message)}>
         {(turnId) => <TurnChanges sessionId={params.id!} turnId={turnId()} />}
       </Show>
       <Show when={meta()?.error}>
@@ -163,18 +191,28 @@ function MessageView(props: {
           </For>
         </p>
       </Show>
-      <Show when={!props.streaming && meta()?.traceId}>
-        {(traceId) => <FeedbackButtons traceId={traceId()} sessionId={params.id} />}
-      </Show>
       <Show when={meta()?.budget}>
         {(b) => (
           <p class="usage budget" title="What this turn may spend (settings → budgets)">
             Budget: {b().used.toolCalls} of {b().limits.toolCalls} tool calls ·{' '}
             {b().used.inputTokens.toLocaleString()} of {b().limits.inputTokens.toLocaleString()}{' '}
             input tokens
-            <BudgetCost budget={b()} />
           </p>
         )}
+      </Show>
+      <Show when={!props.streaming}>
+        <div class="reply-foot">
+          <ReplyActions
+            text={text()}
+            ended={failed() ? 'failed' : 'completed'}
+            traceId={meta()?.traceId}
+            onResend={props.onResend}
+          />
+          {/* Feedback is about an answer: a failed or stopped turn has none to judge. */}
+          <Show when={!failed() && text() && meta()?.traceId}>
+            {(traceId) => <FeedbackButtons traceId={traceId()} sessionId={params.id} />}
+          </Show>
+        </div>
       </Show>
     </article>
   )
@@ -185,51 +223,5 @@ const BUDGET_NAMES = {
   outputTokens: 'output tokens',
   toolCalls: 'tool calls',
   wallTimeMs: 'wall time',
-  costUsd: 'cost cap',
+  costUsd: 'cost',
 } as const
-
-/** Who worked on the reply: each delegation and tool call with its status and result or error. */
-function ActivityList(props: { items: ActivityPart[] }) {
-  return (
-    <ul class="activity" aria-label="Agent activity">
-      <For each={props.items}>{(item) => <ActivityItem data={item.data} />}</For>
-    </ul>
-  )
-}
-
-function ActivityItem(props: { data: AgentActivity }) {
-  const d = () => props.data
-  return (
-    <li class={`act act-${d().status}`}>
-      <div class="act-head">
-        <span class="act-agent">{d().agentName}</span>
-        <span class="act-what">
-          {d().kind === 'delegation' ? 'delegated task' : (d().tool ?? 'tool')}
-        </span>
-        <span class={`badge act-status status-${d().status}`}>{d().status}</span>
-        <Show when={d().durationMs !== undefined}>
-          <span class="muted">{seconds(d().durationMs!)}</span>
-        </Show>
-      </div>
-      <Show when={d().input}>
-        <div class="act-input" title={d().input}>
-          {clip(d().input!, 160)}
-        </div>
-      </Show>
-      <Show when={d().error}>
-        <pre class="act-error">{d().error}</pre>
-      </Show>
-      <Show when={d().output}>
-        {(output) => (
-          <Show when={d().tool === 'recall'} fallback={<pre class="act-output">{output()}</pre>}>
-            <RecallOutput text={output()} />
-          </Show>
-        )}
-      </Show>
-    </li>
-  )
-}
-
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text)
-
-const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`)

@@ -22,7 +22,7 @@ export function copyButton(text: string): HTMLButtonElement {
   return button
 }
 
-async function copyText(text: string, near: HTMLElement): Promise<boolean> {
+export async function copyText(text: string, near: HTMLElement): Promise<boolean> {
   if (navigator.clipboard?.writeText) {
     try {
       await navigator.clipboard.writeText(text)

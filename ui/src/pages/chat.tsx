@@ -5,18 +5,28 @@ import { chatKeys } from '../chat/chat-keys.ts'
 import { Composer } from '../chat/composer.tsx'
 import { FirstRun } from '../chat/first-run.tsx'
 import { followScroll } from '../chat/follow-scroll.ts'
-import { newMessageId, replyMessage } from '../chat/messages.ts'
+import { newMessageId, replyMessage, usageOf } from '../chat/messages.ts'
 import { ModelPicker } from '../chat/model-picker.tsx'
 import { ConversationTop } from '../chat/conversation-top.tsx'
+import { EmptyChat } from '../chat/empty-chat.tsx'
+import { lastRepository, rememberRepository, repositoryForNewChat } from '../chat/repo-choice.ts'
+import { RepoPicker } from '../chat/repo-picker.tsx'
 import { createSessionActions } from '../chat/session-actions.ts'
 import { setupProblem } from '../chat/setup-check.ts'
 import { Sidebar } from '../chat/sidebar.tsx'
-import { Transcript } from '../chat/transcript.tsx'
+import { Transcript, type Resend } from '../chat/transcript.tsx'
 import { ErrorNote, Notice } from '../components/status.tsx'
 import { createData } from '../queries/data.ts'
 import { getHealth, refreshHealth } from '../queries/health.ts'
 import { getModels, refreshModels } from '../queries/models.ts'
-import { createSession, getSession, getSessions, refreshSession } from '../queries/sessions.ts'
+import {
+  createSession,
+  getSession,
+  getSessions,
+  refreshSession,
+  type SessionView,
+} from '../queries/sessions.ts'
+import { undoTurn } from '../queries/turn-changes.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
 import './chat.css'
 
@@ -51,6 +61,12 @@ export default function Chat() {
     return s && s.id === params.id ? s : undefined
   }
   const selectedModel = () => chat.pickedModel() ?? models.data()?.defaultModel
+  // The repository a new chat goes to: picked here, else the sidebar's filter, else the last used.
+  const [pickedRepo, setPickedRepo] = createSignal<string>()
+  const registered = () => workspaces.data()?.workspaces ?? []
+  const newChatRepo = () =>
+    repositoryForNewChat(registered(), pickedRepo(), chat.workspaceFilter(), lastRepository())
+  const repoName = (id: string | undefined) => registered().find((w) => w.id === id)?.name
   // The live copy of a turn in this session, until the session shown is the one that saved it
   // (or, for a turn that never said, holds the same exchange).
   const liveHere = () => {
@@ -59,6 +75,29 @@ export default function Chat() {
     const s = current()
     if (t.savedAs !== undefined) return s && s.revision >= t.savedAs ? undefined : t
     return s?.messages.some((m) => m.id === t.user.id) ? undefined : t
+  }
+  // A turn this page follows counts in the lists and the header before its save is read back:
+  // its exchange (two messages) and the tokens its reply reports as it goes.
+  const unsaved = (t: ReturnType<typeof chat.liveTurn>, revision: number) =>
+    !!t &&
+    (t.savedAs === undefined
+      ? t.phase === 'streaming' || t.phase === 'settling'
+      : revision < t.savedAs)
+  const pendingMessages = (s: { id: string; revision: number }) =>
+    unsaved(chat.liveTurn(s.id), s.revision) ? 2 : 0
+  const liveUsage = () => {
+    const t = liveHere()
+    const s = current()
+    if (!t || !s || !unsaved(t, s.revision)) return undefined
+    const lines = usageOf(t.reply.metadata)
+    if (lines.length === 0) return undefined
+    return lines.reduce(
+      (sum, u) => ({
+        inputTokens: sum.inputTokens + u.inputTokens,
+        outputTokens: sum.outputTokens + u.outputTokens,
+      }),
+      { inputTokens: 0, outputTokens: 0 },
+    )
   }
   // Turns run on the server, one per session: another session's turn does not hold this one.
   const busyHere = () => chat.turnBusy(params.id)
@@ -106,7 +145,7 @@ export default function Chat() {
   }
 
   async function newChat() {
-    const created = await run(() => createSession(workspaceId()))
+    const created = await run(() => createSession(newChatRepo()))
     if (!created) return
     setSidebarOpen(false)
     navigate(`/sessions/${created.id}`)
@@ -122,15 +161,20 @@ export default function Chat() {
     let target = current()
     if (!target) {
       if (typedIn) return
-      const created = await run(() => createSession(workspaceId()))
+      const created = await run(() => createSession(newChatRepo()))
       if (!created) return
       // The same page follows to the new address: focus, the picked model and the turn stay.
       navigate(`/sessions/${created.id}`)
       target = created
     }
     if (target.archivedAt) return
-    const model = selectedModel()
     chat.setDraft(typedIn, '')
+    await startTurn(target, text)
+  }
+
+  async function startTurn(target: Pick<SessionView, 'id' | 'workspaceId'>, text: string) {
+    const model = selectedModel()
+    rememberRepository(target.workspaceId)
     await chat.runTurn(
       {
         sessionId: target.id,
@@ -141,6 +185,23 @@ export default function Chat() {
       },
       text,
     )
+  }
+
+  /**
+   * Retry, regenerate, edit and resend: the last exchange is dropped from the transcript (under
+   * the revision this page saw, so a session changed elsewhere is reloaded, not overwritten), then
+   * the prompt goes again as a new turn. Undoing the old turn's files, when asked, comes first: a
+   * refusal stops here, before anything is dropped.
+   */
+  const resend: Resend = async (userMessageId, text, options) => {
+    const s = current()
+    if (!s || s.archivedAt || busyHere()) return
+    if (options?.undoTurnId) {
+      const undoTurnId = options.undoTurnId
+      if (!(await run(() => undoTurn(s.id, undoTurnId)))) return
+    }
+    if (!(await actions.removeExchange(userMessageId))) return
+    await startTurn(s, text)
   }
 
   const actions = createSessionActions({
@@ -182,12 +243,11 @@ export default function Chat() {
     currentId: () => params.id,
     open: (id) => navigate(`/sessions/${id}`),
   })
-  let conversation: HTMLElement | undefined
-  followScroll(() => conversation)
+  let pane: HTMLDivElement | undefined
+  followScroll(() => pane)
 
   const composerDisabled = () => {
     if (current()?.archivedAt) return 'This session is archived; restore it to continue.'
-    if (params.id && session.error()) return 'This session could not be opened.'
     return undefined
   }
 
@@ -204,6 +264,7 @@ export default function Chat() {
         archivedOpen={chat.archivedOpen()}
         onArchivedOpen={chat.setArchivedOpen}
         error={active.error() ?? archived.error() ?? workspaces.error()}
+        pending={pendingMessages}
         onNew={() => void newChat()}
         onPick={() => setSidebarOpen(false)}
         onClose={() => setSidebarOpen(false)}
@@ -211,11 +272,13 @@ export default function Chat() {
       <Show when={sidebarOpen()}>
         <div class="sidebar-backdrop" onClick={() => setSidebarOpen(false)} />
       </Show>
-      <section class="conversation" aria-label="Chat" ref={conversation}>
+      <section class="conversation" aria-label="Chat">
         <ConversationTop
           sidebarOpen={sidebarOpen()}
           onToggleSidebar={() => setSidebarOpen(!sidebarOpen())}
           session={current()}
+          repository={repoName(current()?.workspaceId)}
+          liveUsage={liveUsage()}
           placeholder={
             params.id ? (session.error() ? 'Session not found' : 'Loading…') : 'New chat'
           }
@@ -232,61 +295,91 @@ export default function Chat() {
           )}
         </Show>
         <ErrorNote error={models.error()} />
+        {/* A session that cannot be read says so once, here: no composer, no empty state. */}
         <Show when={params.id && session.error()}>
           <ErrorNote error={session.error()} />
         </Show>
         <Show when={notice()}>{(text) => <Notice>{text()}</Notice>}</Show>
         <ErrorNote error={error() ?? refusal()} />
-        <Show
-          when={current()?.messages.length || liveHere()}
-          fallback={
-            <Show when={!blocking()}>
-              <p class="muted empty-chat">
-                {params.id
-                  ? 'No messages yet.'
-                  : 'Start a new chat: write a message below, or pick a session.'}
-              </p>
+        <div class="conversation-pane" ref={pane}>
+          <div class="pane-content">
+            <Show
+              when={current()?.messages.length || liveHere()}
+              fallback={
+                <Show when={!blocking()}>
+                  <Show
+                    when={params.id}
+                    fallback={
+                      <EmptyChat
+                        workspaces={registered()}
+                        repository={newChatRepo()}
+                        onPrompt={(text) => {
+                          chat.setDraft(undefined, text)
+                          input?.focus()
+                        }}
+                      />
+                    }
+                  >
+                    {/* Only once the session is read: while loading, the header says so alone. */}
+                    <Show when={current()}>
+                      <p class="muted empty-chat">No messages yet.</p>
+                    </Show>
+                  </Show>
+                </Show>
+              }
+            >
+              <Transcript
+                messages={current()?.messages ?? []}
+                live={(() => {
+                  const t = liveHere()
+                  return t
+                    ? {
+                        user: t.user,
+                        reply: replyMessage(t.reply, `live_${t.user.id}`),
+                        streaming: t.phase === 'streaming',
+                      }
+                    : undefined
+                })()}
+                onRemove={
+                  busyHere() || current()?.archivedAt
+                    ? undefined
+                    : (id) => void actions.removeExchange(id)
+                }
+                onResend={busyHere() || current()?.archivedAt ? undefined : resend}
+              />
             </Show>
-          }
-        >
-          <Transcript
-            messages={current()?.messages ?? []}
-            live={(() => {
-              const t = liveHere()
-              return t
-                ? {
-                    user: t.user,
-                    reply: replyMessage(t.reply, `live_${t.user.id}`),
-                    streaming: t.phase === 'streaming',
-                  }
-                : undefined
-            })()}
-            onRemove={
-              busyHere() || current()?.archivedAt
-                ? undefined
-                : (id) => void actions.removeExchange(id)
-            }
-          />
-        </Show>
+          </div>
+        </div>
         <Show
           when={blocking()}
           fallback={
-            <Composer
-              ref={(el) => (input = el)}
-              draft={chat.draft(params.id)}
-              onDraft={(text) => chat.setDraft(params.id, text)}
-              running={busyHere()}
-              disabled={composerDisabled()}
-              onSend={() => void send()}
-              onStop={() => void chat.stopTurn(params.id)}
-              picker={
-                <ModelPicker
-                  models={models.data()}
-                  value={selectedModel()}
-                  onChange={chat.setPickedModel}
-                />
-              }
-            />
+            <Show when={!(params.id && session.error())}>
+              <Composer
+                ref={(el) => (input = el)}
+                draft={chat.draft(params.id)}
+                onDraft={(text) => chat.setDraft(params.id, text)}
+                running={busyHere()}
+                disabled={composerDisabled()}
+                onSend={() => void send()}
+                onStop={() => void chat.stopTurn(params.id)}
+                picker={
+                  <>
+                    <Show when={!params.id && registered().length > 0}>
+                      <RepoPicker
+                        workspaces={registered()}
+                        value={newChatRepo()}
+                        onChange={setPickedRepo}
+                      />
+                    </Show>
+                    <ModelPicker
+                      models={models.data()}
+                      value={selectedModel()}
+                      onChange={chat.setPickedModel}
+                    />
+                  </>
+                }
+              />
+            </Show>
           }
         >
           {(p) => (
