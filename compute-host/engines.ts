@@ -6,6 +6,7 @@ import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
 import { startDocIndexer } from './docs/indexer.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
 import { createEvolution } from './evolution/index.ts'
+import { createBrowser, defaultBrowserSocket } from './browser/index.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { createOwnerMcpServers } from './mcp/servers/owner-servers.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
@@ -104,22 +105,34 @@ export async function startEngines(
       dataDir: env.POPAGENT_DATA_DIR,
       log: log.child({ component: 'mcp-servers' }),
     })
+    // The owner's browser MCP server (a separate process): connected on first use.
+    const browser = createBrowser({
+      db: databases.application.db,
+      socketPath: env.POPAGENT_BROWSER_SOCKET ?? defaultBrowserSocket(env.POPAGENT_DATA_DIR),
+      log: log.child({ component: 'browser' }),
+      allowLoopback: env.POPAGENT_BROWSER_ALLOW_LOOPBACK === 'on',
+    })
     const agents = createAgentFactory({
       db: databases.application.db,
       config,
       models,
       mcpTools: mcpServers,
-      tools: createToolProvider({
-        'web-search': () => ({ ok: true, tool: webSearch }),
-        'repo-brief': () => ({ ok: true, tool: repoBrief }),
-        'docs-search': () => ({ ok: true, tool: docsSearch }),
-        'memory-search': () => ({ ok: true, tool: memorySearch }),
-        'retain-fact': (agent) => {
-          let tool = retainFact.get(agent.id)
-          if (!tool) retainFact.set(agent.id, (tool = createRetainFactTool(memoryTools, agent.id)))
-          return { ok: true, tool }
+      tools: createToolProvider(
+        {
+          'web-search': () => ({ ok: true, tool: webSearch }),
+          'repo-brief': () => ({ ok: true, tool: repoBrief }),
+          'docs-search': () => ({ ok: true, tool: docsSearch }),
+          'memory-search': () => ({ ok: true, tool: memorySearch }),
+          'retain-fact': (agent) => {
+            let tool = retainFact.get(agent.id)
+            if (!tool)
+              retainFact.set(agent.id, (tool = createRetainFactTool(memoryTools, agent.id)))
+            return { ok: true, tool }
+          },
+          browser: browser.tool,
         },
-      }),
+        { browser: browser.toolForRun },
+      ),
       mastraLogger: new HostMastraLogger(log),
       sandbox,
       shellTimeoutMs: env.POPAGENT_SHELL_TIMEOUT_MS,
@@ -151,6 +164,7 @@ export async function startEngines(
       secretEnv: (hookId) => vault.hookEnv(hookId),
     })
     observers.addTaskObserver(taskStopHooks(hooks))
+    observers.addTaskObserver(browser.taskObserver)
     // Agent evolution: its signal observers join the registry; its worker starts below.
     const evolution = createEvolution({
       db,
@@ -222,6 +236,7 @@ export async function startEngines(
       hooks,
       evolution,
       mcpServers,
+      browser,
     }
     // A database restart during start-up is ridden out like the one during a run: the runner's
     // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
@@ -240,6 +255,8 @@ export async function startEngines(
         await resources.liveTurns.close()
         // The owner's MCP servers' connections (stdio servers stop with them).
         await mcpServers.close()
+        // Then the browser sessions (their rows closed while the database is open).
+        await browser.close()
         retention.stop()
         await resources.scheduler.stop()
         await docIndexer.stop()

@@ -7,6 +7,7 @@ import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
 import { observabilityHandlers } from './observability/host-handlers.ts'
+import { browserHandlers } from './browser/host-handlers.ts'
 import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
 import { searchDocs } from './docs/hybrid-search.ts'
@@ -93,11 +94,14 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
       exportSession({ db: $.databases.application.db, redact: $.redact }, body),
     sessionEnd: async ({ sessionId, workspaceId, reason }) => {
       await $.vault.sync()
+      // The session's browser closes whatever its hooks say (SessionEnd is observed only).
+      const closing = $.browser?.sessionEnded(sessionId, reason).catch(() => false)
       const verdict = await $.hooks.dispatch({
         event: 'SessionEnd',
         scope: { sessionId, workspaceId },
         data: { reason },
       })
+      await closing
       return { hooks: verdict.runIds.length }
     },
     hookTest: async ({ id, toolName, ...data }) => {
@@ -117,6 +121,7 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
     evolutionRun: () => $.evolution.worker.runNow(),
     ...withFeedbackSignal($, observabilityHandlers($)),
+    ...browserHandlers($),
   }
 }
 

@@ -22,6 +22,7 @@ import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
 import type { BlobCipher } from './undo/blob-cipher.ts'
 import type { Evolution } from './evolution/index.ts'
+import type { Browser } from './browser/index.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -76,6 +77,8 @@ export type HostResources = {
   liveTurns: LiveTurns
   /** Agent evolution: signals from runs and feedback, and the worker that learns from them. */
   evolution: Evolution
+  /** Browser automation through the owner's browser MCP server (compute-host/browser/). */
+  browser?: Browser
   /**
    * Encrypts the file contents per-turn undo keeps, under a key derived from POPAGENT_SECRET_KEY;
    * absent without that key, and then undo keeps nothing (undo/turn-recorder.ts).

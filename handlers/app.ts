@@ -27,6 +27,7 @@ import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
 import { mcpServers } from './routes/mcp-servers.ts'
 import { autonomy } from './routes/autonomy.ts'
+import { browser } from './routes/browser.ts'
 import { evolution } from './routes/evolution.ts'
 import { tasks } from './routes/tasks.ts'
 import { turns } from './routes/turns.ts'
@@ -69,6 +70,7 @@ export const api = new Hono<AppEnv>()
   .route('/sessions', sessionHooks)
   .route('/tasks', taskHooks)
   .route('/autonomy', autonomy)
+  .route('/browser', browser)
   .route('/autonomy', evolution)
   .route('/observability', observability)
   .route('/mcp-servers', mcpServers)

@@ -48,6 +48,8 @@ export type RunAgents = {
 
 /** What one run's agents hold that must be released when the run ends. */
 type RunResources = {
+  /** The tools as this run has them (some are decided per run: the browser's setting). */
+  host: HostToolContext
   workspaces: Workspace[]
   lsp?: ReturnType<typeof createLspInspect>
   /** Why this run's repository gets no shell (looked up once per run, not once per agent). */
@@ -149,7 +151,7 @@ export function createAgentFactory(factoryOptions: {
   ) {
     const bound: Record<string, AnyTool> = {}
     for (const name of row.tools) {
-      const check = checkTool(name, row, host)
+      const check = checkTool(name, row, run.host)
       if (check.kind === 'unavailable') {
         unavailable.push({ agentId: row.id, tool: name, reason: check.reason })
         continue
@@ -250,14 +252,18 @@ export function createAgentFactory(factoryOptions: {
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
       const mcpDeciding = factoryOptions.mcpTools?.forRun()
+      // Tools decided per run (the browser's setting and live catalog), beside the row reads.
+      const deciding = tools.forRun ? tools.forRun(snapshot) : Promise.resolve(tools)
       const [rows, skillRows, overlays] = await Promise.all([
         snapshot.agentRows(),
         snapshot.enabledSkillRows(),
         snapshot.learnedOverlays(),
       ])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
+      const runTools = await deciding
       const unavailableTools: UnavailableTool[] = []
       const run: RunResources = {
+        host: { sandbox, tools: runTools },
         workspaces: [],
         ...(mcpDeciding && { mcp: await mcpDeciding }),
         ...(options.workspaceRoot && { shellRefusal: shellRefusalFor(options.workspaceRoot) }),

@@ -20,6 +20,7 @@ import { ExportSessionBody, SessionExport } from './session-export.ts'
 import { HookId, SecretId, SessionId, WorkspaceId } from '../ids.ts'
 import { observabilityHostRoutes } from './observability-host-routes.ts'
 import { mcpServerHostRoutes } from './mcp-servers-host-routes.ts'
+import { browserHostRoutes } from './browser-host-routes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -315,6 +316,7 @@ export const hostRoutes = {
   },
   ...observabilityHostRoutes,
   ...mcpServerHostRoutes,
+  ...browserHostRoutes,
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
 
