@@ -100,6 +100,19 @@ test('a remediation refuses the call that broke its parent from its first attemp
       String(refused[0]?.error),
       /The task this remediates was stopped on this exact call/,
     )
+
+    // The transcript keeps its newest 256 records, and the broken calls whatever their age.
+    const { appendActivity, TRANSCRIPT_LIMIT } = await import('../compute-host/tasks/transcript.ts')
+    for (let i = 0; i < TRANSCRIPT_LIMIT + 20; i++) {
+      await appendActivity(
+        db,
+        { taskId: parent.id, attempt: 1, record: { kind: 'x', i } },
+        (t) => t,
+      )
+    }
+    const trimmed = await records(parent.id)
+    assert.equal(trimmed.filter((r) => r.kind === 'x').length, TRANSCRIPT_LIMIT)
+    assert.equal(trimmed.filter((r) => r.kind === 'loop-broken').length, 1, 'still kept')
   } finally {
     await stack.stop()
     await rm(root, { recursive: true, force: true })

@@ -1,6 +1,7 @@
 import { and, eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { taskActivity } from '../../db/schema/index.ts'
+import { BROKEN_CALL_RECORD } from './sql/broken-calls.ts'
 
 /** How many iteration records each task keeps; older ones are dropped as new ones arrive. */
 export const TRANSCRIPT_LIMIT = 256
@@ -17,7 +18,12 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
   return value
 }
 
-/** Appends one record (redacted before it is stored) and trims the task to the newest 256. */
+/**
+ * Appends one record (redacted before it is stored) and trims the task to the newest 256. The
+ * calls the loop breaker took out (`loop-broken`, a digest and why) are kept whatever their age:
+ * the task's remediation refuses them (sql/broken-calls.ts). A run makes few of them: each takes
+ * `loopRepeatLimit` calls of the run's tool-call budget.
+ */
 export async function appendActivity(
   db: Db,
   entry: { taskId: string; attempt: number; record: Record<string, unknown> },
@@ -34,5 +40,11 @@ export async function appendActivity(
     .limit(1)
   await db
     .delete(taskActivity)
-    .where(and(eq(taskActivity.taskId, entry.taskId), sql`${taskActivity.id} < (${oldestKept})`))
+    .where(
+      and(
+        eq(taskActivity.taskId, entry.taskId),
+        sql`${taskActivity.id} < (${oldestKept})`,
+        sql`${taskActivity.record}->>'kind' is distinct from ${BROKEN_CALL_RECORD}`,
+      ),
+    )
 }

@@ -2,6 +2,7 @@ import { useParams } from '@solidjs/router'
 import { createMemo, createSignal, For, Show } from 'solid-js'
 import { Markdown } from '../markdown/markdown.tsx'
 import { Confirm } from '../components/confirm.tsx'
+import { BudgetCost } from './budget-cost.tsx'
 import { FeedbackButtons } from './feedback-buttons.tsx'
 import { activityOf, metadataOf, rowKeys, textOf, usageOf, type ShownMessage } from './messages.ts'
 import { ReplyActions } from './reply-actions.tsx'
@@ -197,6 +198,7 @@ function ReplyView(props: {
             Budget: {b().used.toolCalls} of {b().limits.toolCalls} tool calls ·{' '}
             {b().used.inputTokens.toLocaleString()} of {b().limits.inputTokens.toLocaleString()}{' '}
             input tokens
+            <BudgetCost budget={b()} />
           </p>
         )}
       </Show>
@@ -223,5 +225,5 @@ const BUDGET_NAMES = {
   outputTokens: 'output tokens',
   toolCalls: 'tool calls',
   wallTimeMs: 'wall time',
-  costUsd: 'cost',
+  costUsd: 'cost cap',
 } as const
