@@ -20,6 +20,7 @@ import { startFactRetention } from './recall/retention-loop.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createLiveTurns } from './runs/live-turns.ts'
+import { startChannels } from './channels/start.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
@@ -187,7 +188,7 @@ export async function startEngines(
       hooks,
       observability,
     }
-    const resources: HostResources = {
+    const base: Omit<HostResources, 'channels'> = {
       ...core,
       log: hostLog,
       models,
@@ -238,6 +239,11 @@ export async function startEngines(
       mcpServers,
       browser,
     }
+    // Channels run turns through the same live turns, so they are built over the rest.
+    const resources: HostResources = {
+      ...base,
+      channels: startChannels(base, hostLog.child({ component: 'channels' })),
+    }
     // A database restart during start-up is ridden out like the one during a run: the runner's
     // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
     // a previous run of this host left live are closed before it takes new ones.
@@ -253,6 +259,8 @@ export async function startEngines(
       stopRunners: async () => {
         // First: running turns end as interrupted and are saved while the database is open.
         await resources.liveTurns.close()
+        // Then the channels: turns ended, their answers queued, the outbox stops sending.
+        await resources.channels.stop()
         // The owner's MCP servers' connections (stdio servers stop with them).
         await mcpServers.close()
         // Then the browser sessions (their rows closed while the database is open).

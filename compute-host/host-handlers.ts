@@ -7,6 +7,7 @@ import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
 import { observabilityHandlers } from './observability/host-handlers.ts'
+import { channelHandlers } from './channels/host-handlers.ts'
 import { browserHandlers } from './browser/host-handlers.ts'
 import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
@@ -121,6 +122,7 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
     evolutionRun: () => $.evolution.worker.runNow(),
     ...withFeedbackSignal($, observabilityHandlers($)),
+    ...channelHandlers($),
     ...browserHandlers($),
   }
 }

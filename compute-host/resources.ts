@@ -21,6 +21,7 @@ import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
 import type { BlobCipher } from './undo/blob-cipher.ts'
+import type { Channels } from './channels/start.ts'
 import type { Evolution } from './evolution/index.ts'
 import type { Browser } from './browser/index.ts'
 
@@ -75,6 +76,8 @@ export type HostResources = {
   recall: Recall
   /** The chat turns this host runs, which outlive the requests that started them. */
   liveTurns: LiveTurns
+  /** Chat channels: inbound events, channel turns and the outbox (compute-host/channels/). */
+  channels: Channels
   /** Agent evolution: signals from runs and feedback, and the worker that learns from them. */
   evolution: Evolution
   /** Browser automation through the owner's browser MCP server (compute-host/browser/). */

@@ -12,6 +12,8 @@ import { sameOriginWrites } from './middleware/same-origin.ts'
 import { securityHeaders } from './middleware/security-headers.ts'
 import { agents } from './routes/agents.ts'
 import { chat } from './routes/chat.ts'
+import { channels } from './routes/channels.ts'
+import { channelInbound } from './routes/channels-inbound.ts'
 import { workspaces } from './routes/workspaces.ts'
 import { docs } from './routes/docs.ts'
 import { health } from './routes/health.ts'
@@ -73,6 +75,7 @@ export const api = new Hono<AppEnv>()
   .route('/browser', browser)
   .route('/autonomy', evolution)
   .route('/observability', observability)
+  .route('/channels', channels)
   .route('/mcp-servers', mcpServers)
   .route('/openapi.json', openapi(appRoutes))
 
@@ -80,6 +83,9 @@ export const api = new Hono<AppEnv>()
 // that a refused Host's answer carries them too.
 export const app = new Hono<AppEnv>()
   .use(requestId, securityHeaders, allowedHosts)
+  // A channel's service posts here, proving itself by signature instead of the owner's API key
+  // (routes/channels-inbound.ts); registered before /api, so /api's key check is not reached.
+  .route('/api/channels', channelInbound(hostClient))
   .route('/api', api)
 
 // Hoisted, and typed so that `app`'s type does not depend on itself through the route above.

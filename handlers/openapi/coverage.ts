@@ -17,6 +17,10 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/workspaces/:id/docs/import':
     "imports the Markdown of the workspace's own repository; the path names everything",
   'POST /api/autonomy/reconcile': 'reconciles every workspace; there is nothing to choose',
+  'POST /api/channels/:id/inbound':
+    "a channel service's event, verified on its exact bytes before it is parsed (signature, not API key)",
+  'POST /api/channels/:id/bindings/:bindingId/cancel':
+    "stops the named conversation's turn and cancels its unsent chunks",
   'POST /api/autonomy/signals/:id/ignore': 'sets the named signal aside; nothing else to say',
   'POST /api/autonomy/signals/:id/retry': 'sends the named dead signal back to the worker',
   'POST /api/autonomy/revisions/:id/revert':

@@ -19,6 +19,7 @@ import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
 import { HookId, SecretId, SessionId, WorkspaceId } from '../ids.ts'
 import { observabilityHostRoutes } from './observability-host-routes.ts'
+import { channelHostRoutes } from './channels-host-routes.ts'
 import { mcpServerHostRoutes } from './mcp-servers-host-routes.ts'
 import { browserHostRoutes } from './browser-host-routes.ts'
 
@@ -315,6 +316,7 @@ export const hostRoutes = {
     does: 'run the evolution worker',
   },
   ...observabilityHostRoutes,
+  ...channelHostRoutes,
   ...mcpServerHostRoutes,
   ...browserHostRoutes,
 } as const satisfies Record<string, HostRoute>

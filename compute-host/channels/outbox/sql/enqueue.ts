@@ -1,0 +1,43 @@
+import type { Db } from '../../../../db/index.ts'
+import { channelOutbox } from '../../../../db/schema/index.ts'
+import type { ChannelButton, ChannelTarget } from '../../types.ts'
+
+/**
+ * Stores an answer's chunks in one statement, numbered from 1: either all of them are queued or
+ * none is, so a delivery is never half-stored. Buttons go on the last chunk.
+ */
+export async function enqueueChunks(
+  db: Db,
+  delivery: {
+    channelId: string
+    bindingId: string | null
+    target: ChannelTarget
+    deliveryId: string
+    chunks: string[]
+    paceMs: number
+    buttons?: ChannelButton[]
+  },
+): Promise<number> {
+  const { channelId, bindingId, target, deliveryId, chunks, paceMs } = delivery
+  if (chunks.length === 0) return 0
+  await db.insert(channelOutbox).values(
+    chunks.map((body, i) => ({
+      channelId,
+      bindingId,
+      chatKey: chatKeyOf(channelId, target),
+      target,
+      deliveryId,
+      seq: i + 1,
+      total: chunks.length,
+      body,
+      buttons: i === chunks.length - 1 ? (delivery.buttons ?? null) : null,
+      state: 'queued' as const,
+      paceMs,
+    })),
+  )
+  return chunks.length
+}
+
+/** One chat's queue: its chunks go out in order, one at a time, paced. */
+export const chatKeyOf = (channelId: string, target: ChannelTarget) =>
+  `${channelId}/${encodeURIComponent(target.conversation)}/${encodeURIComponent(target.thread)}`

@@ -1,0 +1,31 @@
+import { sql } from '../../../../db/drizzle-orm.ts'
+import type { Db } from '../../../../db/index.ts'
+import { rowsOf } from '../../../../db/rows.ts'
+
+/**
+ * Milliseconds until the outbox has something to claim, read from each chat's first unsent
+ * chunk (the only one claimable): a retry coming due, the chat's pace passing, a dead sender's
+ * lease running out. Undefined when nothing is open. The engine sleeps that long unless a new
+ * delivery wakes it first.
+ */
+export async function msUntilDue(db: Db): Promise<number | undefined> {
+  const result = await db.execute(sql`
+    with heads as (
+      select distinct on (chat_key) chat_key, state, next_attempt_at, lease_until, pace_ms
+      from popagent_channel_outbox
+      where state in ('queued', 'sending')
+      order by chat_key, id
+    )
+    select greatest(0, extract(epoch from (min(
+      greatest(
+        case when h.state = 'sending' then h.lease_until else h.next_attempt_at end,
+        coalesce((select max(s.sent_at) from popagent_channel_outbox s
+                  where s.chat_key = h.chat_key and s.state = 'sent'), '-infinity'::timestamptz)
+          + make_interval(secs => h.pace_ms / 1000.0)
+      )
+    ) - now())) * 1000)::float8 as ms
+    from heads h
+  `)
+  const ms = rowsOf<{ ms: number | string | null }>(result)[0]?.ms
+  return ms === null || ms === undefined ? undefined : Number(ms)
+}

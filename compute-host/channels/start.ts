@@ -1,0 +1,36 @@
+import type { HostResources } from '../resources.ts'
+import type { Logger } from '../log.ts'
+import { runDeps } from '../runs/run-deps.ts'
+import { createChannelDirectory } from './directory.ts'
+import { createOutbox } from './outbox/engine.ts'
+import { createChannelService } from './service.ts'
+
+/**
+ * The channel room as the host holds it: the service (inbound events, turns, commands) and the
+ * outbox engine, built over the finished resources and started by compute-host/engines.ts;
+ * `stop` ends the outbox after the turns (live turns close first, so their answers are queued).
+ */
+export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
+  const db = $.databases.application.db
+  const directory = createChannelDirectory({ db, vault: $.vault })
+  const outbox = createOutbox({ db, directory, log: log.child({ component: 'outbox' }) })
+  const service = createChannelService({
+    db,
+    directory,
+    outbox,
+    liveTurns: $.liveTurns,
+    run: () => runDeps($, log),
+    redact: $.redact,
+    log,
+  })
+  outbox.start()
+  return {
+    service,
+    outbox,
+    async stop(): Promise<void> {
+      await service.close()
+      await outbox.stop()
+    },
+  }
+}
+export type Channels = ReturnType<typeof startChannels>
