@@ -11,52 +11,38 @@ export type KeptPart =
   | { type: 'resource'; uri: string; mimeType?: string; text?: string; note?: string }
 
 /**
- * The server's content parts, kept by kind rather than flattened to JSON text (which is what
- * Mastra's MCPClient does to images): text as text, an image as base64 with its type, a resource
- * as its text (a binary one by its URI with a note). Anything else is named, not passed through.
+ * The server's content parts (already checked by the MCP room: result-parts.ts), kept by kind
+ * rather than flattened to JSON text (which is what Mastra's MCPClient does to images): text as
+ * text, an image as base64 with its type, a resource as its text (a binary one by its URI with a
+ * note), each bounded.
  */
 export function keepContent(parts: readonly BrowserContentPart[]): KeptPart[] {
   return parts.map((part): KeptPart => {
-    if (part.type === 'text' && typeof part.text === 'string') {
-      return { type: 'text', text: bounded(part.text) }
-    }
-    if (
-      part.type === 'image' &&
-      typeof part.data === 'string' &&
-      typeof part.mimeType === 'string'
-    ) {
-      if (!/^image\/[a-z0-9.+-]+$/i.test(part.mimeType)) {
-        return { type: 'text', text: `[an image of unusable type ${part.mimeType.slice(0, 60)}]` }
-      }
-      if (part.data.length > MAX_IMAGE_CHARS) {
-        return {
-          type: 'text',
-          text: `[an image of ${part.data.length} base64 characters, over the bound]`,
+    switch (part.type) {
+      case 'text':
+        return { type: 'text', text: bounded(part.text) }
+      case 'image':
+        if (part.data.length > MAX_IMAGE_CHARS) {
+          return {
+            type: 'text',
+            text: `[an image of ${part.data.length} base64 characters, over the bound]`,
+          }
         }
+        return { type: 'image', mimeType: part.mimeType, data: part.data }
+      case 'resource': {
+        const uri = part.uri.slice(0, 2_000)
+        const mimeType = part.mimeType ? { mimeType: part.mimeType } : {}
+        return 'text' in part
+          ? { type: 'resource', uri, ...mimeType, text: bounded(part.text) }
+          : { type: 'resource', uri, ...mimeType, note: 'binary content not passed on' }
       }
-      return { type: 'image', mimeType: part.mimeType, data: part.data }
+      case 'resource-link':
+        return {
+          type: 'resource',
+          uri: part.uri.slice(0, 2_000),
+          note: 'a link the server offered',
+        }
     }
-    if (part.type === 'resource' && part.resource && typeof part.resource === 'object') {
-      const r = part.resource as Record<string, unknown>
-      const uri = String(r.uri ?? '').slice(0, 2_000)
-      const mimeType = typeof r.mimeType === 'string' ? r.mimeType : undefined
-      if (typeof r.text === 'string')
-        return { type: 'resource', uri, ...(mimeType && { mimeType }), text: bounded(r.text) }
-      return {
-        type: 'resource',
-        uri,
-        ...(mimeType && { mimeType }),
-        note: 'binary content not passed on',
-      }
-    }
-    if (part.type === 'resource_link') {
-      return {
-        type: 'resource',
-        uri: String(part.uri ?? '').slice(0, 2_000),
-        note: 'a link the server offered',
-      }
-    }
-    return { type: 'text', text: `[a ${String(part.type).slice(0, 40)} part, not passed on]` }
   })
 }
 

@@ -45,10 +45,10 @@ export function browserHandlers($: HostResources): BrowserHandlers {
         })
       if (!result) throw new BrowserSessionNotLive({ id })
       const image = result.content.find((p) => p.type === 'image')
-      if (result.isError || !image || typeof image.data !== 'string') {
+      if (result.isError || image?.type !== 'image') {
         throw new BrowserCallFailed({ id }, { message: 'the server returned no screenshot' })
       }
-      return { mimeType: String(image.mimeType ?? 'image/png'), data: image.data }
+      return { mimeType: image.mimeType, data: image.data }
     },
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../log.ts'
 import type { TaskObserver } from '../tasks/lifecycle.ts'
 import { createBrowserServer } from './server-connection.ts'
 import { createBrowserSessions } from './sessions.ts'
-import { socketLinkOpener } from './socket-link.ts'
+import { socketLinkOpener } from './mcp-link.ts'
 import { browserToolForRun, browserToolStatus } from './tool-binding.ts'
 import type { OpenLink } from './types.ts'
 

@@ -1,6 +1,6 @@
 import { checkBrowserSocket } from './socket-check.ts'
 import { compileCatalog, type BrowserCatalog } from './catalog.ts'
-import { BrowserError, type BrowserLink, type OpenLink } from './types.ts'
+import { BrowserError, type BrowserContentPart, type BrowserLink, type OpenLink } from './types.ts'
 
 /** Waits between failed connection attempts: base, twice that, … up to the cap. */
 const RETRY_BASE_MS = 250
@@ -206,7 +206,7 @@ function now() {
   return new Date().toISOString()
 }
 
-function firstText(content: readonly { type: string; [k: string]: unknown }[]): string | undefined {
-  const part = content.find((p) => p.type === 'text' && typeof p.text === 'string')
-  return part ? String(part.text).slice(0, 500) : undefined
+function firstText(content: readonly BrowserContentPart[]): string | undefined {
+  const part = content.find((p) => p.type === 'text')
+  return part?.type === 'text' ? part.text.slice(0, 500) : undefined
 }

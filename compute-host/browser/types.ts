@@ -1,9 +1,11 @@
+import type { McpContentPart } from '../mcp/result-parts.ts'
+
 /**
  * The browser room's shared types, so its files import one way (HOUSE.md: no circles).
  *
  * `BrowserLink` is the one thing the room needs from an MCP client: one MCP session with the
- * browser server. It is deliberately small so the connection behind it can be swapped for the
- * shared MCP client room (compute-host/mcp/) without touching the tool, sessions or health.
+ * browser server, made over the shared MCP client room (mcp-link.ts). Kept small, so tests and
+ * a different transport can stand behind it without touching the tool, sessions or health.
  */
 export type BrowserOperation = {
   name: string
@@ -11,8 +13,8 @@ export type BrowserOperation = {
   inputSchema: Record<string, unknown>
 }
 
-/** An MCP content part as the server sent it (text, image, audio, resource, resource link). */
-export type BrowserContentPart = { type: string; [key: string]: unknown }
+/** A result's parts as the MCP room parsed them (text, image, resource, resource link). */
+export type BrowserContentPart = McpContentPart
 
 export type BrowserCallResult = { content: BrowserContentPart[]; isError: boolean }
 
