@@ -394,7 +394,8 @@ describe('admin pages', () => {
       // Each saved tool carries the host's answer: what a run gets, and why not when it cannot.
       const chip = (tool: string) => editor.locator(`[data-tool="${tool}"] .tool-state`)
       await chip('browser').getByText('not installed on this host').waitFor()
-      assert.equal(await chip('workspace-read').innerText(), 'needs a repository')
+      // A repository is registered (the default one), so a repository tool is ready in it.
+      assert.equal(await chip('workspace-read').innerText(), 'ready in the chat’s repository')
       assert.equal(await chip('web-search').innerText(), 'ready')
       await shoot('agent-tools')
 

@@ -1,5 +1,8 @@
+import { A } from '@solidjs/router'
 import { Match, Switch } from 'solid-js'
 import type { ToolStatus } from '../../../runtime/contracts/agents.ts'
+import { createData } from '../queries/data.ts'
+import { getWorkspaces } from '../queries/workspaces.ts'
 
 /**
  * The host's answer for one tool, shown beside its checkbox. Unavailable tools say why (the
@@ -11,6 +14,10 @@ export function ToolState(props: {
   saved: boolean
   loaded: boolean
 }) {
+  // A repository tool works in the repository of the chat or task that runs it: it is ready
+  // while one is registered, and says what is missing when none is.
+  const workspaces = createData(() => getWorkspaces())
+  const registered = () => workspaces.data()?.workspaces.length
   return (
     <Switch>
       <Match when={!props.saved}>
@@ -23,8 +30,13 @@ export function ToolState(props: {
           </span>
         )}
       </Match>
+      <Match when={props.status?.available && props.status.needsRepository && registered() === 0}>
+        <span class="muted tool-state">
+          needs a repository: <A href="/workspaces">register one</A>
+        </span>
+      </Match>
       <Match when={props.status?.available && props.status.needsRepository}>
-        <span class="muted tool-state">needs a repository</span>
+        <span class="muted tool-state">ready in the chat’s repository</span>
       </Match>
       <Match when={props.status?.available}>
         <span class="muted tool-state">ready</span>
