@@ -7,8 +7,10 @@ import { startDocIndexer } from './docs/indexer.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
 import { createEvolution } from './evolution/index.ts'
 import { createBrowser, defaultBrowserSocket } from './browser/index.ts'
-import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { createOwnerMcpServers } from './mcp/servers/owner-servers.ts'
+import { createBuildClient } from './build/client.ts'
+import { buildToolImplementations } from './build/tools.ts'
+import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
 import { createEngineHandlers } from './host-handlers.ts'
 import { createThreadMemory, type ThreadMemory } from './memory/thread-memory.ts'
@@ -98,6 +100,13 @@ export async function startEngines(
     const retainFact = new Map<string, AnyTool>()
     // One cache of the run configuration, shared by the agent factory, the hooks and the runs.
     const config = createConfigCache(databases.application.db)
+    // The owner's browser MCP server (a separate process): connected on first use.
+    const browser = createBrowser({
+      db: databases.application.db,
+      socketPath: env.POPAGENT_BROWSER_SOCKET ?? defaultBrowserSocket(env.POPAGENT_DATA_DIR),
+      log: log.child({ component: 'browser' }),
+      allowLoopback: env.POPAGENT_BROWSER_ALLOW_LOOPBACK === 'on',
+    })
     // The owner's MCP servers (compute-host/mcp/servers/): connected when a run needs them.
     const mcpServers = createOwnerMcpServers({
       db: databases.application.db,
@@ -106,18 +115,15 @@ export async function startEngines(
       dataDir: env.POPAGENT_DATA_DIR,
       log: log.child({ component: 'mcp-servers' }),
     })
-    // The owner's browser MCP server (a separate process): connected on first use.
-    const browser = createBrowser({
-      db: databases.application.db,
-      socketPath: env.POPAGENT_BROWSER_SOCKET ?? defaultBrowserSocket(env.POPAGENT_DATA_DIR),
-      log: log.child({ component: 'browser' }),
-      allowLoopback: env.POPAGENT_BROWSER_ALLOW_LOOPBACK === 'on',
-    })
+    // AkurAI Build (compute-host/build/): disabled without AKURAI_BUILD_API_KEY.
+    const build = createBuildClient({ url: env.AKURAI_BUILD_URL, apiKey: env.AKURAI_BUILD_API_KEY })
     const agents = createAgentFactory({
       db: databases.application.db,
       config,
       models,
-      mcpTools: mcpServers,
+      // Before each run's agents are built: Build's operations listed (its tools bind to what
+      // the server has now), and the owner's MCP servers' tools.
+      mcpTools: { forRun: async () => (await build.refresh(), mcpServers.forRun()) },
       tools: createToolProvider(
         {
           'web-search': () => ({ ok: true, tool: webSearch }),
@@ -131,6 +137,7 @@ export async function startEngines(
             return { ok: true, tool }
           },
           browser: browser.tool,
+          ...buildToolImplementations(build),
         },
         { browser: browser.toolForRun },
       ),
@@ -236,8 +243,9 @@ export async function startEngines(
       recall,
       hooks,
       evolution,
-      mcpServers,
       browser,
+      mcpServers,
+      build,
     }
     // Channels run turns through the same live turns, so they are built over the rest.
     const resources: HostResources = {
@@ -259,12 +267,13 @@ export async function startEngines(
       stopRunners: async () => {
         // First: running turns end as interrupted and are saved while the database is open.
         await resources.liveTurns.close()
-        // Then the channels: turns ended, their answers queued, the outbox stops sending.
-        await resources.channels.stop()
-        // The owner's MCP servers' connections (stdio servers stop with them).
-        await mcpServers.close()
         // Then the browser sessions (their rows closed while the database is open).
         await browser.close()
+        // The owner's MCP servers' connections (stdio servers stop with them).
+        await mcpServers.close()
+        await build.close()
+        // Then the channels: turns ended, their answers queued, the outbox stops sending.
+        await resources.channels.stop()
         retention.stop()
         await resources.scheduler.stop()
         await docIndexer.stop()

@@ -91,6 +91,10 @@ export const HostEnv = z
     // `on`: agents may point the browser at loopback addresses (a site on this machine). Private,
     // link-local and metadata addresses stay refused either way.
     POPAGENT_BROWSER_ALLOW_LOOPBACK: z.enum(['on', 'off']).default('off'),
+    // AkurAI Build's MCP endpoint (docs/build.md): HTTPS, or loopback. Without the key, Build is
+    // disabled (its tools unavailable, its roles not offered for delegation), not an error.
+    AKURAI_BUILD_URL: z.url().default('https://akurai-build.olibuijr.com'),
+    AKURAI_BUILD_API_KEY: z.string().min(1).optional(),
     // Self-hosted SearXNG whose JSON API the web-search tool queries.
     SEARXNG_URL: z.url().default('http://127.0.0.1:8889'),
     // Public port of the Node edge server.
@@ -128,12 +132,14 @@ function passwordOf(url: string | undefined): string | undefined {
 
 /**
  * Every secret value the host holds, for its log and output redactor: the host token, the
- * gateway key, the database URLs and their passwords, the edge's API key and the vault keys.
+ * gateway key, AkurAI Build's key, the database URLs and their passwords, the edge's API key
+ * and the vault keys.
  */
 export function hostSecrets(env: HostEnv, hostToken: string): string[] {
   return [
     hostToken,
     env.NINEROUTER_API_KEY,
+    env.AKURAI_BUILD_API_KEY,
     env.DATABASE_URL,
     env.OBSERVABILITY_DATABASE_URL,
     // The password alone, too: it also turns up without its URL (a `.env` file an agent reads).

@@ -6,9 +6,10 @@ import * as Hooks from '../runtime/hooks/index.ts'
 import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models/known-models.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
+import { buildStatus } from './build/status.ts'
 import { observabilityHandlers } from './observability/host-handlers.ts'
-import { channelHandlers } from './channels/host-handlers.ts'
 import { browserHandlers } from './browser/host-handlers.ts'
+import { channelHandlers } from './channels/host-handlers.ts'
 import { readWorkspaceMarkdown } from './docs/read-markdown.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
 import { searchDocs } from './docs/hybrid-search.ts'
@@ -119,11 +120,13 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     },
     autonomyReconcile: () =>
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
-    mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
     evolutionRun: () => $.evolution.worker.runNow(),
     ...withFeedbackSignal($, observabilityHandlers($)),
-    ...channelHandlers($),
     ...browserHandlers($),
+    mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
+    buildStatus: async () =>
+      $.build ? buildStatus($.build) : { enabled: false as const, reason: 'not started' },
+    ...channelHandlers($),
   }
 }
 

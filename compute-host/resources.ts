@@ -17,6 +17,7 @@ import type { Observability } from './observability/observability.ts'
 import type { ObserverRegistry } from './runs/observer-registry.ts'
 import type { Recall } from './recall/recall.ts'
 import type { OwnerMcpServers } from './mcp/servers/owner-servers.ts'
+import type { BuildClient } from './build/client.ts'
 import type { Vault } from './secrets/vault.ts'
 import type { HookDispatcher } from './hooks/dispatcher.ts'
 import type { LiveTurns } from './runs/live-turns.ts'
@@ -82,13 +83,15 @@ export type HostResources = {
   evolution: Evolution
   /** Browser automation through the owner's browser MCP server (compute-host/browser/). */
   browser?: Browser
+  /** The owner's MCP servers' connections and tools (compute-host/mcp/servers/). */
+  mcpServers?: OwnerMcpServers
+  /** AkurAI Build's client (compute-host/build/); disabled without its key. */
+  build?: BuildClient
   /**
    * Encrypts the file contents per-turn undo keeps, under a key derived from POPAGENT_SECRET_KEY;
    * absent without that key, and then undo keeps nothing (undo/turn-recorder.ts).
    */
   turnBlobs?: BlobCipher
-  /** The owner's MCP servers' connections and tools (compute-host/mcp/servers/). */
-  mcpServers?: OwnerMcpServers
 }
 
 /**

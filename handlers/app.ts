@@ -25,12 +25,13 @@ import { openapi } from './routes/openapi.ts'
 import { schedules } from './routes/schedules.ts'
 import { secrets } from './routes/secrets.ts'
 import { hooks, sessionHooks, taskHooks } from './routes/hooks.ts'
+import { mcpServers } from './routes/mcp-servers.ts'
+import { build } from './routes/build.ts'
 import { sessions } from './routes/sessions.ts'
 import { settings } from './routes/settings.ts'
-import { mcpServers } from './routes/mcp-servers.ts'
 import { autonomy } from './routes/autonomy.ts'
-import { browser } from './routes/browser.ts'
 import { evolution } from './routes/evolution.ts'
+import { browser } from './routes/browser.ts'
 import { tasks } from './routes/tasks.ts'
 import { turns } from './routes/turns.ts'
 
@@ -69,14 +70,15 @@ export const api = new Hono<AppEnv>()
   .route('/memories', memories)
   .route('/secrets', secrets)
   .route('/hooks', hooks)
+  .route('/mcp-servers', mcpServers)
+  .route('/build', build)
   .route('/sessions', sessionHooks)
   .route('/tasks', taskHooks)
   .route('/autonomy', autonomy)
-  .route('/browser', browser)
   .route('/autonomy', evolution)
+  .route('/browser', browser)
   .route('/observability', observability)
   .route('/channels', channels)
-  .route('/mcp-servers', mcpServers)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so

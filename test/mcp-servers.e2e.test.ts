@@ -115,6 +115,9 @@ describe("the owner's MCP servers in real turns", () => {
       { name: 'tests__big', arguments: { bytes: 3 * 1024 * 1024 } },
     ])
     assert.ok(offered.includes('tests__echo'), `${offered}`)
+    // AkurAI Build is not configured here: its roles are not offered for delegation.
+    assert.ok(offered.includes('agent-researcher'), `${offered}`)
+    assert.ok(!offered.some((t) => /^agent-(build-|community-steward)/.test(t)), `${offered}`)
     const request = stack.gateway.requests.find((r) => roleOf(r) === SUPERVISOR)!
     const echo = (request.body.tools as { function: { name: string; parameters: unknown } }[]).find(
       (t) => t.function.name === 'tests__echo',

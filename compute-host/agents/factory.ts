@@ -21,6 +21,7 @@ import { shellRefusalFor } from '../workspaces/shell-needs-git.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { createLoggingMastra } from './logging-mastra.ts'
 import { modelRouteOf, type RunContext, type RunContextValues } from './run-context.ts'
+import { buildRoleWithheld } from '../build/delegation.ts'
 import type { RunMcpTools } from '../mcp/servers/owner-servers.ts'
 import type { AnyTool, ToolProvider } from './tool-provider.ts'
 import { checkTool, type HostToolContext, toolStatuses } from './tool-availability.ts'
@@ -251,9 +252,9 @@ export function createAgentFactory(factoryOptions: {
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
-      const mcpDeciding = factoryOptions.mcpTools?.forRun()
       // Tools decided per run (the browser's setting and live catalog), beside the row reads.
       const deciding = tools.forRun ? tools.forRun(snapshot) : Promise.resolve(tools)
+      const mcpDeciding = factoryOptions.mcpTools?.forRun()
       const [rows, skillRows, overlays] = await Promise.all([
         snapshot.agentRows(),
         snapshot.enabledSkillRows(),
@@ -281,6 +282,16 @@ export function createAgentFactory(factoryOptions: {
       for (const row of rows) {
         if (row.id === SUPERVISOR_AGENT_ID || !row.delegationEligible) continue
         if (Array.isArray(options.withheld) && options.withheld.includes(row.id)) continue
+        const buildWithheld = buildRoleWithheld(row, (tool) => checkTool(tool, row, run.host))
+        if (buildWithheld) {
+          // The supervisor goes without this delegation, and its instructions say why.
+          unavailableTools.push({
+            agentId: SUPERVISOR_AGENT_ID,
+            tool: `agent-${row.id}`,
+            reason: buildWithheld,
+          })
+          continue
+        }
         specialists[row.id] = withLogger(
           new Agent({
             ...buildAgent(row, skillsOf(row.id), unavailableTools, options, run, overlays),

@@ -19,9 +19,10 @@ import { TurnChanges, TurnRef, UndoResult } from './turn-changes.ts'
 import { ExportSessionBody, SessionExport } from './session-export.ts'
 import { HookId, SecretId, SessionId, WorkspaceId } from '../ids.ts'
 import { observabilityHostRoutes } from './observability-host-routes.ts'
+import { browserHostRoutes } from './browser-host-routes.ts'
 import { channelHostRoutes } from './channels-host-routes.ts'
 import { mcpServerHostRoutes } from './mcp-servers-host-routes.ts'
-import { browserHostRoutes } from './browser-host-routes.ts'
+import { buildHostRoutes } from './build-host-routes.ts'
 
 export const HostHealth = z.object({
   status: z.literal('ok'),
@@ -316,9 +317,10 @@ export const hostRoutes = {
     does: 'run the evolution worker',
   },
   ...observabilityHostRoutes,
+  ...browserHostRoutes,
   ...channelHostRoutes,
   ...mcpServerHostRoutes,
-  ...browserHostRoutes,
+  ...buildHostRoutes,
 } as const satisfies Record<string, HostRoute>
 export type HostRoutes = typeof hostRoutes
 
