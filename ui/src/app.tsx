@@ -21,6 +21,7 @@ const Memories = lazyPage(() => import('./pages/memories.tsx'))
 const Hooks = lazyPage(() => import('./pages/hooks.tsx'))
 const Secrets = lazyPage(() => import('./pages/secrets.tsx'))
 const Observability = lazyPage(() => import('./pages/observability.tsx'))
+const Autonomy = lazyPage(() => import('./pages/autonomy.tsx'))
 // One chunk for both observability pages: each chunk is compressed alone (the size budget).
 const Trace = lazyPage(() =>
   import('./pages/observability.tsx').then((m) => ({ default: m.TracePage })),
@@ -86,6 +87,7 @@ export function App() {
       <Route path="/hooks" component={Hooks} info={{ title: 'Hooks' }} />
       <Route path="/secrets" component={Secrets} info={{ title: 'Secrets' }} />
       <Route path="/observability" component={Observability} info={{ title: 'Observability' }} />
+      <Route path="/autonomy" component={Autonomy} info={{ title: 'Autonomy' }} />
       <Route path="/observability/traces/:id" component={Trace} info={{ title: 'Trace' }} />
       <Route path="*" component={NotFound} info={{ title: 'Not found' }} />
     </HashRouter>

@@ -13,6 +13,7 @@ const NAV = [
   ['/hooks', 'Hooks'],
   ['/secrets', 'Secrets'],
   ['/observability', 'Observability'],
+  ['/autonomy', 'Autonomy'],
 ] as const
 
 /**

@@ -1,0 +1,281 @@
+import { createSignal, For, Show } from 'solid-js'
+import type {
+  EvolutionPass,
+  EvolutionRevision,
+  EvolutionSignal,
+} from '../../../runtime/contracts/evolution.ts'
+import { ConfirmAction } from '../components/confirm-action.tsx'
+import { when } from '../components/dates.ts'
+import { Empty, ListTable } from '../components/list-table.tsx'
+import { ErrorNote } from '../components/status.tsx'
+import { createSubmission } from '../forms/submission.ts'
+import {
+  getEvolutionPolicies,
+  getRevisions,
+  getSignals,
+  ignoreSignal,
+  retrySignal,
+  revertRevision,
+  runEvolutionNow,
+  setAgentEvolution,
+  setGlobal,
+} from '../queries/autonomy.ts'
+import { createData } from '../queries/data.ts'
+import './admin.css'
+import './autonomy.css'
+
+/**
+ * Autonomy: what the agents learn on their own and how to take it back. The switches (global and
+ * per agent; off wins), the evidence the worker reads (signals, with their traces), every change
+ * it made (revisions, each with its before and after and a Revert), and a worker pass now.
+ */
+export default function Autonomy() {
+  return (
+    <section class="stack autonomy">
+      <h1>Autonomy</h1>
+      <Policies />
+      <Signals />
+      <Revisions />
+    </section>
+  )
+}
+
+function Policies() {
+  const policies = createData(() => getEvolutionPolicies())
+  const action = createSubmission()
+  const [pass, setPass] = createSignal<EvolutionPass>()
+  const toggle = (label: string, checked: boolean, change: (on: boolean) => Promise<unknown>) => (
+    <label class="row">
+      <input
+        type="checkbox"
+        checked={checked}
+        disabled={action.busy()}
+        onChange={(e) => {
+          const on = e.currentTarget.checked
+          void action.run(() => change(on))
+        }}
+      />
+      {label}
+    </label>
+  )
+  return (
+    <div class="card stack" aria-label="Evolution policy">
+      <h2>Evolution</h2>
+      <ErrorNote error={policies.error()} />
+      <Show when={policies.data()}>
+        {(p) => (
+          <>
+            <div class="row wrap">
+              {toggle('Agent evolution', p().evolutionEnabled, (on) =>
+                setGlobal({ evolutionEnabled: on }),
+              )}
+              {toggle('Skill creation', p().skillCreationEnabled, (on) =>
+                setGlobal({ skillCreationEnabled: on }),
+              )}
+              {toggle('Automatic fact retention', p().automaticFactRetention, (on) =>
+                setGlobal({ automaticFactRetention: on }),
+              )}
+            </div>
+            <p class="muted">
+              Per agent (off wins over the global switch; learned guidance is composed after the
+              agent's own instructions and never changes them):
+            </p>
+            <div class="row wrap">
+              <For each={p().agents}>
+                {(a) => toggle(`${a.name}`, a.enabled, (on) => setAgentEvolution(a.agentId, on))}
+              </For>
+            </div>
+          </>
+        )}
+      </Show>
+      <div class="row">
+        <button
+          type="button"
+          disabled={action.busy()}
+          onClick={() => void action.run(async () => setPass(await runEvolutionNow()))}
+        >
+          Run the worker now
+        </button>
+        <Show when={pass()}>
+          {(r) => (
+            <span role="status">
+              Claimed {r().claimed}, processed {r().processed}, ignored {r().ignored}, failed{' '}
+              {r().failed}; {r().revisions.length} change(s).
+            </span>
+          )}
+        </Show>
+      </div>
+      <ErrorNote error={action.error()} />
+    </div>
+  )
+}
+
+function Signals() {
+  const signals = createData(() => getSignals())
+  return (
+    <div class="card stack">
+      <h2>Signals</h2>
+      <ErrorNote error={signals.error()} />
+      <Show
+        when={(signals.data()?.signals.length ?? 0) > 0}
+        fallback={<Empty>No signals yet: failed tasks, stops and thumbs-down show here.</Empty>}
+      >
+        <ListTable
+          label="Signals"
+          head={
+            <>
+              <th>When</th>
+              <th>Agent</th>
+              <th>Kind</th>
+              <th>Seen</th>
+              <th>Status</th>
+              <th>Evidence</th>
+              <th>Actions</th>
+            </>
+          }
+        >
+          <For each={signals.data()?.signals}>{(s) => <SignalRow signal={s} />}</For>
+        </ListTable>
+      </Show>
+    </div>
+  )
+}
+
+function SignalRow(props: { signal: EvolutionSignal }) {
+  const action = createSubmission()
+  const s = () => props.signal
+  return (
+    <tr>
+      <td>{when(s().createdAt)}</td>
+      <td>{s().agentId}</td>
+      <td>
+        {s().kind}
+        <div class="muted">{s().failureClass}</div>
+      </td>
+      <td>
+        {s().occurrences}×{' '}
+        <For each={s().traceIds}>
+          {(t, i) => (
+            <a href={`#/observability/traces/${t}`} title={t}>
+              trace {i() + 1}{' '}
+            </a>
+          )}
+        </For>
+      </td>
+      <td>
+        {s().status}
+        <Show when={s().outcome ?? s().lastError}>{(o) => <div class="muted">{o()}</div>}</Show>
+      </td>
+      <td>
+        <pre class="evidence">{s().evidence}</pre>
+      </td>
+      <td>
+        <Show when={s().status === 'pending' || s().status === 'dead'}>
+          <button
+            type="button"
+            class="secondary"
+            aria-label={`Ignore signal ${s().id}`}
+            disabled={action.busy()}
+            onClick={() => void action.run(() => ignoreSignal(s().id))}
+          >
+            Ignore
+          </button>
+        </Show>
+        <Show when={s().status === 'dead'}>
+          <button
+            type="button"
+            aria-label={`Retry signal ${s().id}`}
+            disabled={action.busy()}
+            onClick={() => void action.run(() => retrySignal(s().id))}
+          >
+            Retry
+          </button>
+        </Show>
+        <ErrorNote error={action.error()} />
+      </td>
+    </tr>
+  )
+}
+
+function Revisions() {
+  const revisions = createData(() => getRevisions())
+  return (
+    <div class="card stack">
+      <h2>Revisions</h2>
+      <p class="muted">
+        Every learned change, newest first. Revert appends a compensating revision; it applies only
+        while the target still holds what the revision wrote.
+      </p>
+      <ErrorNote error={revisions.error()} />
+      <Show
+        when={(revisions.data()?.revisions.length ?? 0) > 0}
+        fallback={<Empty>No learned changes yet.</Empty>}
+      >
+        <ListTable
+          label="Revisions"
+          head={
+            <>
+              <th>When</th>
+              <th>Target</th>
+              <th>Change</th>
+              <th>Before → after</th>
+              <th>Evidence</th>
+              <th>Actions</th>
+            </>
+          }
+        >
+          <For each={revisions.data()?.revisions}>{(r) => <RevisionRow revision={r} />}</For>
+        </ListTable>
+      </Show>
+    </div>
+  )
+}
+
+/** A snapshot as the owner reads it: the text it carries, and its state. */
+function describe(snapshot: Record<string, unknown> | null): string {
+  if (!snapshot) return '(nothing)'
+  const text = snapshot.text ?? snapshot.instructions ?? snapshot.content ?? ''
+  const state =
+    snapshot.state ??
+    (snapshot.enabled === undefined ? '' : snapshot.enabled ? 'enabled' : 'disabled')
+  return `${state ? `[${String(state)}] ` : ''}${String(text)}`
+}
+
+function RevisionRow(props: { revision: EvolutionRevision }) {
+  const r = () => props.revision
+  return (
+    <tr>
+      <td>{when(r().createdAt)}</td>
+      <td>
+        {r().targetKind}
+        <div class="mono">{r().targetKey}</div>
+      </td>
+      <td>
+        {r().op} ({r().strategy})
+        <Show when={r().revertsRevisionId}>{(id) => <div class="muted">reverts {id()}</div>}</Show>
+        <Show when={r().revertedBy}>{(id) => <div class="muted">reverted by {id()}</div>}</Show>
+      </td>
+      <td class="diff" aria-label={`Diff of ${r().id}`}>
+        <del>{describe(r().before)}</del>
+        <ins>{describe(r().after)}</ins>
+      </td>
+      <td>
+        <div class="muted">{r().rationale}</div>
+        <For each={r().traceIds}>
+          {(t, i) => <a href={`#/observability/traces/${t}`}>trace {i() + 1} </a>}
+        </For>
+      </td>
+      <td>
+        <Show when={!r().revertedBy}>
+          <ConfirmAction
+            label="Revert"
+            name={`Revert ${r().id}`}
+            question="Put back what was there before this change?"
+            confirmLabel="Revert"
+            onConfirm={() => revertRevision(r().id)}
+          />
+        </Show>
+      </td>
+    </tr>
+  )
+}

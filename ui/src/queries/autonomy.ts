@@ -1,0 +1,48 @@
+import { query, revalidate } from '@solidjs/router'
+import type { AutonomySettingsPatch } from '../../../runtime/contracts/settings.ts'
+import { api, ok } from '../api.ts'
+
+/** Agent evolution (issue 39): the switches, the signals, the revisions, and a worker pass. */
+export const getEvolutionPolicies = query(
+  () => ok(api.autonomy.policies.$get()),
+  'evolution-policies',
+)
+export const getSignals = query(
+  () => ok(api.autonomy.signals.$get({ query: { limit: '50' } })),
+  'evolution-signals',
+)
+export const getRevisions = query(() => ok(api.autonomy.revisions.$get()), 'evolution-revisions')
+
+const changed = () => revalidate([getEvolutionPolicies.key, getSignals.key, getRevisions.key])
+
+export async function setGlobal(json: AutonomySettingsPatch) {
+  await ok(api.settings.autonomy.$patch({ json }))
+  await changed()
+}
+
+export async function setAgentEvolution(agentId: string, enabled: boolean) {
+  await ok(api.autonomy.policies[':agentId'].$patch({ param: { agentId }, json: { enabled } }))
+  await changed()
+}
+
+export async function ignoreSignal(id: string) {
+  await ok(api.autonomy.signals[':id'].ignore.$post({ param: { id } }))
+  await changed()
+}
+
+export async function retrySignal(id: string) {
+  await ok(api.autonomy.signals[':id'].retry.$post({ param: { id } }))
+  await changed()
+}
+
+export async function revertRevision(id: string) {
+  await ok(api.autonomy.revisions[':id'].revert.$post({ param: { id } }))
+  await changed()
+}
+
+/** One worker pass now; its counts. */
+export async function runEvolutionNow() {
+  const pass = await ok(api.autonomy.evolution.run.$post())
+  await changed()
+  return pass
+}
