@@ -66,7 +66,7 @@ test('a remediation refuses the call that broke its parent from its first attemp
           .from(taskActivity)
           .where(eq(taskActivity.taskId, taskId))
           .orderBy(asc(taskActivity.id))
-      ).map((row) => ({ attempt: row.attempt, ...row.record }))
+      ).map((row): Record<string, unknown> => ({ attempt: row.attempt, ...row.record }))
     await until(
       async () => (await Tasks.get(db, parent.id)).state === 'failed',
       30_000,
