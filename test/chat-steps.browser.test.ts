@@ -3,7 +3,8 @@
  * a turn reads as steps (the repository brief collapsed, a tool's arguments indented) with a
  * working line while it runs; the repository is picked beside the message box and named in the
  * header; a failed turn's Retry sends the same prompt again and Edit replaces the last message;
- * a missing session says so once; the colours follow the system's dark mode.
+ * a missing session says so once; the colours follow the system's dark mode; settings open on the
+ * model gateway's connection.
  */
 import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
@@ -191,5 +192,18 @@ describe('chat steps, recovery and the repository in view', { skip: browserMissi
     )
     assert.notEqual(card, 'rgb(255, 255, 255)', 'cards are dark too')
     await page.emulateMedia({ colorScheme: 'light' })
+  })
+
+  test('settings open on the model gateway’s connection, with an index of sections', async () => {
+    await page.goto(`${url}/#/settings`)
+    const gateway = page.getByRole('region', { name: 'Model gateway' })
+    await gateway.getByText('connected').waitFor()
+    assert.match(await gateway.getByRole('status').innerText(), /\d+ ms · \d+ models? · default/)
+    const index = page.getByRole('navigation', { name: 'Settings sections' })
+    await index.getByRole('button', { name: 'Memory' }).click()
+    await page.waitForFunction(() => {
+      const top = document.getElementById('settings-memory')?.getBoundingClientRect().top
+      return top !== undefined && top < 200
+    })
   })
 })

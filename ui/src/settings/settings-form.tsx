@@ -62,7 +62,12 @@ export function SettingsForm<K extends string>(props: {
   const problems = () => fieldProblems(error())
 
   return (
-    <form class="card stack" aria-label={`${props.title} settings`} onSubmit={submit}>
+    <form
+      class="card stack"
+      id={`settings-${props.name}`}
+      aria-label={`${props.title} settings`}
+      onSubmit={submit}
+    >
       <h2>{props.title}</h2>
       <ErrorNote error={saved.error()} />
       <Show when={saved.data()}>
