@@ -17,6 +17,7 @@ import { claim } from '../compute-host/evolution/sql/claim.ts'
 import { REFLECTOR_MARKER } from '../compute-host/evolution/reflection.ts'
 import { LEARNED_HEADING, OVERLAY_CATALOG } from '../runtime/evolution/catalog.ts'
 import { recordSignal } from '../runtime/evolution/signals.ts'
+import type { FailureClass } from '../db/evolution-enums.ts'
 import { markRoles, messagesOf, roleOf } from './support/chat.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
@@ -121,14 +122,14 @@ describe('agent evolution', () => {
     (await okJson(await api().autonomy.signals.$get({ query: {} }), 200)).signals
   const runWorker = async () => okJson(await api().autonomy.evolution.run.$post(), 200)
   /** Signals recorded straight through the domain function, each from its own run. */
-  async function planted(subject: string, traces = 2) {
+  async function planted(subject: string, traces = 2, failureClass: FailureClass = 'task-error') {
     for (let i = 0; i < traces; i++) {
       await recordSignal(
         db,
         {
           agentId: 'orchistrator',
           kind: 'task-failed',
-          failureClass: 'task-error',
+          failureClass,
           traceId: randomBytes(16).toString('hex'),
           goal: subject,
           result: { failure: 'it did not work' },
@@ -308,6 +309,36 @@ describe('agent evolution', () => {
     const [fact] = await db.select().from(memories).where(eq(memories.owner, 'evolution'))
     assert.equal(fact?.key, 'evolution.orchistrator.package-manager')
     assert.equal(fact?.content, 'The repo uses npm.')
+  })
+
+  test('a change the same failures follow is reverted by evolution itself, saying why', async () => {
+    await planted('regression case', 2, 'repeated-call')
+    reflection = { strategy: 'overlay-apply', catalogId: 'vary-or-stop' }
+    const applied = await runWorker()
+    assert.equal(applied.revisions.length, 1)
+    const change = applied.revisions[0]!
+    await planted('regression again', 3, 'repeated-call')
+    reflection = { strategy: 'no-action' }
+    const measured = await runWorker()
+    assert.equal(measured.reverted.length, 1)
+    const { revisions } = await okJson(await api().autonomy.revisions.$get(), 200)
+    const compensating = revisions.find((r) => r.id === measured.reverted[0])
+    assert.equal(compensating?.revertsRevisionId, change)
+    assert.match(compensating?.rationale ?? '', /same failures continued .*3 new runs/)
+    assert.equal(revisions.find((r) => r.id === change)?.revertedBy, compensating?.id)
+    assert.equal((await db.select().from(learnedOverlays)).length, 0)
+  })
+
+  test('a claim whose worker died is recovered and processed; nothing was half applied', async () => {
+    await planted('abandoned case', 1)
+    const [taken] = await claim(db, 'a-worker-that-died', 20, 0)
+    assert.ok(taken)
+    reflection = { strategy: 'no-action' }
+    const pass = await runWorker()
+    assert.ok(pass.recovered >= 1)
+    const signal = (await signals()).find((s) => s.evidence.includes('abandoned case'))
+    assert.equal(signal?.status, 'processed')
+    assert.equal(signal?.attempts, 2, 'the dead worker’s attempt counts')
   })
 
   test('two workers claim disjoint batches', async () => {

@@ -8,6 +8,7 @@ import { applyReflection } from './apply.ts'
 import type { Reflect } from './reflection.ts'
 import { claim } from './sql/claim.ts'
 import { recoverAbandoned } from './sql/recover-abandoned.ts'
+import { revertRegressions } from './regressions.ts'
 import { releaseFailed } from './sql/release.ts'
 import type { ClaimedSignal } from './types.ts'
 
@@ -82,8 +83,13 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
         ignored: 0,
         failed: 0,
         revisions: [],
+        reverted: [],
       }
       pass.recovered = await recoverAbandoned(db)
+      // Changes the same failures followed are taken back before anything new is learned.
+      for (const m of await revertRegressions(db)) {
+        if (m.revertedBy) pass.reverted.push(m.revertedBy)
+      }
       const claimed = await claim(db, workerId, batchSize, leaseMs)
       pass.claimed = claimed.length
       const byAgent = new Map<string, ClaimedSignal[]>()

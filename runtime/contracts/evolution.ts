@@ -76,6 +76,8 @@ export const EvolutionPass = z.object({
   ignored: z.number(),
   failed: z.number(),
   revisions: z.array(z.string()),
+  /** Compensating revisions the pass appended for changes the same failures followed. */
+  reverted: z.array(z.string()),
 })
 export type EvolutionPass = z.infer<typeof EvolutionPass>
 

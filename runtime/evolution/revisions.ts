@@ -6,7 +6,7 @@ import type { EvolutionRevision } from '../contracts/evolution.ts'
 import { createId } from '../ids.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../pg-errors.ts'
 import { AlreadyReverted, RevertStale, RevisionNotFound } from './errors.ts'
-import type { Tx } from './policy.ts'
+import { lockPolicy, type Tx } from './policy.ts'
 import { readTarget, snapshotHash, writeTarget, type Snapshot, type Target } from './targets.ts'
 
 type RevisionRow = typeof evolutionRevisions.$inferSelect
@@ -92,7 +92,12 @@ export async function applyChange(tx: Tx, input: ChangeInput): Promise<string> {
  * exactly what it wrote (an owner's edit of a skill, a later change: `REVERT_STALE`), and only
  * once per revision (`REVERT_ALREADY_DONE`). Reverting a revert re-applies the original.
  */
-export async function revert(db: Db, id: string): Promise<EvolutionRevision> {
+export async function revert(
+  db: Db,
+  id: string,
+  /** An automatic revert (evolution's own): why, and it happens only while the policy is on. */
+  automatic?: { reason: string },
+): Promise<EvolutionRevision> {
   try {
     const row = await db.transaction(async (tx) => {
       const [source] = await tx
@@ -104,6 +109,9 @@ export async function revert(db: Db, id: string): Promise<EvolutionRevision> {
         kind: source.targetKind,
         agentId: source.agentId,
         key: source.targetKey,
+      }
+      if (automatic && !(await lockPolicy(tx, source.agentId)).evolve) {
+        throw new RevertStale({ id }, { message: 'evolution is off for this agent' })
       }
       await lockTarget(tx, target)
       const [done] = await tx
@@ -142,7 +150,7 @@ export async function revert(db: Db, id: string): Promise<EvolutionRevision> {
           signalIds: source.signalIds,
           traceIds: source.traceIds,
           evidence: source.evidence,
-          rationale: `revert of ${id} by the owner`,
+          rationale: automatic ? automatic.reason : `revert of ${id} by the owner`,
           createdAt: sql`clock_timestamp()` as unknown as Date,
         })
         .returning()
