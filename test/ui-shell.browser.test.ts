@@ -36,6 +36,7 @@ const NAV = [
   ['/hooks', 'Hooks'],
   ['/secrets', 'Secrets'],
   ['/observability', 'Observability'],
+  ['/browser', 'Browser'],
 ] as const
 
 describe('app shell', { skip: browserMissing }, () => {

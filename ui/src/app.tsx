@@ -22,6 +22,7 @@ const Hooks = lazyPage(() => import('./pages/hooks.tsx'))
 const Secrets = lazyPage(() => import('./pages/secrets.tsx'))
 const Observability = lazyPage(() => import('./pages/observability.tsx'))
 const Autonomy = lazyPage(() => import('./pages/autonomy.tsx'))
+const Browser = lazyPage(() => import('./pages/browser.tsx'))
 // One chunk for both observability pages: each chunk is compressed alone (the size budget).
 const Trace = lazyPage(() =>
   import('./pages/observability.tsx').then((m) => ({ default: m.TracePage })),
@@ -88,6 +89,7 @@ export function App() {
       <Route path="/secrets" component={Secrets} info={{ title: 'Secrets' }} />
       <Route path="/observability" component={Observability} info={{ title: 'Observability' }} />
       <Route path="/autonomy" component={Autonomy} info={{ title: 'Autonomy' }} />
+      <Route path="/browser" component={Browser} info={{ title: 'Browser' }} />
       <Route path="/observability/traces/:id" component={Trace} info={{ title: 'Trace' }} />
       <Route path="*" component={NotFound} info={{ title: 'Not found' }} />
     </HashRouter>

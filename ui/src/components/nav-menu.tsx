@@ -14,6 +14,7 @@ const NAV = [
   ['/secrets', 'Secrets'],
   ['/observability', 'Observability'],
   ['/autonomy', 'Autonomy'],
+  ['/browser', 'Browser'],
 ] as const
 
 /**
