@@ -100,7 +100,7 @@ function Policies() {
           {(r) => (
             <span role="status">
               Claimed {r().claimed}, processed {r().processed}, ignored {r().ignored}, failed{' '}
-              {r().failed}; {r().revisions.length} change(s).
+              {r().failed}; {r().revisions.length} change(s), {r().reverted.length} taken back.
             </span>
           )}
         </Show>
