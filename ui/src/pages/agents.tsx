@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/status.tsx'
 import { ListTable } from '../components/list-table.tsx'
 import { createData } from '../queries/data.ts'
 import { getAgents } from '../queries/agents.ts'
+import { McpServersSection } from './mcp-servers.tsx'
 import './admin.css'
 
 /** The system agents (`/agents`) and one agent's editor with its skills (`/agents/:id`). */
@@ -56,6 +57,7 @@ export default function Agents() {
                 </ListTable>
               )}
             </Show>
+            <McpServersSection />
           </>
         }
       >
