@@ -148,7 +148,7 @@ describe('admin pages', () => {
       const steps = page.getByLabel('Supervisor max steps')
       await steps.fill('30')
       // A switch that does nothing yet is shown off and disabled (settings-not-built.ts).
-      assert.equal(await page.getByLabel('Skill creation').isDisabled(), true)
+      assert.equal(await page.getByLabel('Deployment', { exact: true }).isDisabled(), true)
       await page.getByLabel('Automatic fact retention').check()
       await page.getByRole('button', { name: 'Save agent runtime' }).click()
       await page.getByText('Saved: Supervisor max steps.').waitFor()

@@ -31,7 +31,7 @@ import './autonomy.css'
  */
 export default function Autonomy() {
   return (
-    <section class="stack autonomy">
+    <section class="stack admin autonomy">
       <h1>Autonomy</h1>
       <Policies />
       <Signals />
@@ -45,7 +45,7 @@ function Policies() {
   const action = createSubmission()
   const [pass, setPass] = createSignal<EvolutionPass>()
   const toggle = (label: string, checked: boolean, change: (on: boolean) => Promise<unknown>) => (
-    <label class="row">
+    <label class="check">
       <input
         type="checkbox"
         checked={checked}
@@ -124,7 +124,7 @@ function Signals() {
           label="Signals"
           head={
             <>
-              <th>When</th>
+              <th class="hide-narrow">When</th>
               <th>Agent</th>
               <th>Kind</th>
               <th>Seen</th>
@@ -146,7 +146,7 @@ function SignalRow(props: { signal: EvolutionSignal }) {
   const s = () => props.signal
   return (
     <tr>
-      <td>{when(s().createdAt)}</td>
+      <td class="hide-narrow">{when(s().createdAt)}</td>
       <td>{s().agentId}</td>
       <td>
         {s().kind}
@@ -215,7 +215,7 @@ function Revisions() {
           label="Revisions"
           head={
             <>
-              <th>When</th>
+              <th class="hide-narrow">When</th>
               <th>Target</th>
               <th>Change</th>
               <th>Before → after</th>
@@ -245,7 +245,7 @@ function RevisionRow(props: { revision: EvolutionRevision }) {
   const r = () => props.revision
   return (
     <tr>
-      <td>{when(r().createdAt)}</td>
+      <td class="hide-narrow">{when(r().createdAt)}</td>
       <td>
         {r().targetKind}
         <div class="mono">{r().targetKey}</div>
