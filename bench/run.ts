@@ -18,6 +18,7 @@ import { benchRecall } from './recall.ts'
 import { benchSessionGrowth } from './session-growth.ts'
 import { benchHeapRetained } from './heap-retained.ts'
 import { benchLiveTurnJoin } from './live-turn-join.ts'
+import { benchMcpCall } from './mcp-call.ts'
 import { BenchSkipped, type BenchMode, type BenchResult } from './result.ts'
 import { benchStreamProxy } from './stream-proxy.ts'
 import { benchTaskRunner } from './task-runner.ts'
@@ -41,6 +42,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'docs-retrieval': benchDocsRetrieval,
   recall: benchRecall,
   'tracing-overhead': benchTracingOverhead,
+  'mcp-call': benchMcpCall,
 }
 
 const quick = process.argv.includes('--quick')
