@@ -141,6 +141,36 @@ describe("the owner's MCP servers in real turns", () => {
     assert.equal(state.toolCount, 8)
   })
 
+  test("MCP calls count against the run's tool-call budget like any tool", async () => {
+    const runtime = api.settings['agent-runtime']
+    const before = await okJson(await runtime.$get(), 200)
+    await okJson(await runtime.$patch({ json: { budgetToolCalls: 2, loopRepeatLimit: 20 } }), 200)
+    try {
+      const calls = mcp.calls.length
+      let n = 0
+      const sessionId = await createSession(stack.edge())
+      stack.gateway.respondWith((r): Reply | undefined =>
+        roleOf(r) !== SUPERVISOR
+          ? undefined
+          : (r.body?.tools ?? []).length > 0
+            ? { toolCalls: [{ name: 'tests__echo', arguments: { text: `call ${++n}` } }] }
+            : { text: 'stopped by the budget' },
+      )
+      await readUiStream(await postChat(url, { sessionId, text: 'Echo forever.' }))
+      assert.deepEqual(mcp.calls.slice(calls), ['echo', 'echo'])
+    } finally {
+      await okJson(
+        await runtime.$patch({
+          json: {
+            budgetToolCalls: before.budgetToolCalls,
+            loopRepeatLimit: before.loopRepeatLimit,
+          },
+        }),
+        200,
+      )
+    }
+  })
+
   test('an agent the owner did not give the server does not get its tools; disabling removes them', async () => {
     await okJson(
       await api['mcp-servers'][':id'].$patch({ param: { id: 'tests' }, json: { enabled: false } }),

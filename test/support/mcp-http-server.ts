@@ -22,6 +22,8 @@ export type McpHttpTestServer = {
   started(tool: string): Promise<void>
   /** Request headers of every request, for checking credentials. */
   headers: IncomingMessage['headers'][]
+  /** The name of every tool called, in order. */
+  calls: string[]
   /** Handshakes the server answered. */
   initializations: number
   /** Adds a tool to every live session (each server tells its client the list changed). */
@@ -62,6 +64,8 @@ export async function startMcpHttpServer(
   const listener = async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
     headers.push(req.headers)
     const body = req.method === 'POST' ? await readJson(req) : undefined
+    const call = body as { method?: string; params?: { name?: string } } | undefined
+    if (call?.method === 'tools/call' && call.params?.name) state.calls.push(call.params.name)
     const sessionId = req.headers['mcp-session-id']
     const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
     if (known) return known.transport.handleRequest(req, res, body)
@@ -111,6 +115,7 @@ export async function startMcpHttpServer(
     port,
     aborted,
     headers,
+    calls: [],
     initializations: 0,
     started: (tool) =>
       new Promise((resolve) => waiting.set(tool, [...(waiting.get(tool) ?? []), resolve])),
