@@ -56,6 +56,17 @@ describe('chat steps', () => {
     assert.equal(step!.state, 'denied')
     assert.equal(step!.action, 'hook denied shell')
     assert.equal(step!.denyReason, 'no shell on Fridays')
+    // The refused call itself reads as denied too, with the same reason.
+    const [call] = stepsOf([
+      item('c', {
+        tool: 'shell',
+        status: 'failed',
+        error:
+          'Denied by policy (a PreToolUse hook): no shell on Fridays. This decision is final: …',
+      }),
+    ])
+    assert.equal(call!.state, 'denied')
+    assert.equal(call!.denyReason, 'no shell on Fridays')
     // Another guard keeps its own wording.
     const [budget] = stepsOf([item('b', { kind: 'guard', tool: 'budget', status: 'failed' })])
     assert.equal(budget!.state, 'failed')

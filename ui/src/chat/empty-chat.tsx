@@ -56,16 +56,18 @@ export function EmptyChat(props: {
             turn changes can be undone.
           </p>
           <Show when={specialists().length > 0}>
-            <ul class="plain-list">
+            {/* Names only, each with its description on hover: the first screen stays short. */}
+            <p class="specialists">
+              Specialists:{' '}
               <For each={specialists()}>
-                {(a) => (
-                  <li>
-                    <strong>{a.displayName}</strong>{' '}
-                    <span class="muted">{a.delegationDescription}</span>
-                  </li>
+                {(a, i) => (
+                  <>
+                    {i() > 0 && ', '}
+                    <strong title={a.delegationDescription}>{a.displayName}</strong>
+                  </>
                 )}
               </For>
-            </ul>
+            </p>
           </Show>
         </div>
       </div>

@@ -77,7 +77,8 @@ function StepLine(props: { step: Step; now: number }) {
           >
             {(reason) => <p class="act-error act-deny">The hook denied this call: {reason()}</p>}
           </Show>
-          <Show when={d().output}>
+          {/* A denied call's output is the instruction written for the model: the reason says it. */}
+          <Show when={!props.step.denyReason && d().output}>
             {(output) => (
               <>
                 <span class="act-label">Result</span>

@@ -26,8 +26,9 @@ export type Step = {
 }
 
 // The tool gate tells the model "Denied by policy (a PreToolUse hook): <reason>. This decision is
-// final: …" (compute-host/hooks/tool-gate.ts); the owner wants the reason, not the instruction.
-const HOOK_DENY = /^Denied by policy \(a PreToolUse hook\): ([\s\S]*?)\. This decision is final/
+// final: …" (compute-host/hooks/tool-gate.ts), as the guard's message and as the refused call's
+// error (or, for a delegation, its output); the owner wants the reason, not the instruction.
+const HOOK_DENY = /Denied by policy \(a PreToolUse hook\): ([\s\S]*?)\. This decision is final/
 
 export function hookReason(text: string | undefined): string | undefined {
   return text ? HOOK_DENY.exec(text)?.[1] : undefined
@@ -48,13 +49,16 @@ function actionOf(d: AgentActivity): string {
 export function stepsOf(items: readonly ActivityPart[]): Step[] {
   return items.map((item, index) => {
     const d = item.data
-    const reason = d.kind === 'guard' && d.tool === 'hook' ? hookReason(d.error) : undefined
+    const hookGuard = d.kind === 'guard' && d.tool === 'hook'
+    // The guard's own line, or the refused call itself.
+    const reason =
+      hookReason(d.error) ?? (d.kind === 'delegation' ? hookReason(d.output) : undefined)
     const step: Step = {
       id: item.id,
       data: d,
       context: d.kind === 'tool' && CONTEXT_TOOLS.has(d.tool ?? ''),
       action: actionOf(d),
-      state: d.kind === 'guard' && d.tool === 'hook' ? 'denied' : d.status,
+      state: hookGuard || reason !== undefined ? 'denied' : d.status,
       ...(reason !== undefined && { denyReason: reason }),
     }
     if (d.kind === 'delegation' && d.status === 'running') {
