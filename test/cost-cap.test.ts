@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { beforeEach, test } from 'node:test'
 import type { RunEvent } from '../compute-host/runs/run-events.ts'
 import { OUTPUT_RESERVE_TOKENS } from '../compute-host/runs/cost-cap.ts'
+import { AssistantMetadata } from '../runtime/contracts/chat.ts'
 import type { AgentRuntimeSettingsPatch } from '../runtime/contracts/settings.ts'
 import { observedChatStack } from './support/observed-chat.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
@@ -50,8 +51,11 @@ test('a model with no price is not stopped by the cost cap, and the budget says 
     { toolCalls: [{ name: 'repo-brief', arguments: { query: 'b' } }], usage: USAGE },
     { text: 'done on an unpriced model', usage: USAGE },
   )
-  const { metadata, answer } = await chat.turn()
+  const { metadata, answer, sessionId } = await chat.turn()
   assert.equal(answer, 'done on an unpriced model')
+  // Its failed tool calls (no repository to brief) were answered by the model: no failed turn.
+  const session = await okJson(await api().sessions[':id'].$get({ param: { id: sessionId } }), 200)
+  assert.equal(AssistantMetadata.parse(session.messages.at(-1)?.metadata).error, undefined)
   assert.equal(metadata.budget?.exhausted, undefined)
   assert.equal(metadata.budget?.used.costUsd, 0)
   assert.deepEqual(metadata.budget?.unpricedModels, ['remote/a'])
@@ -63,7 +67,7 @@ test('a chat turn stops before the call that would pass its cost cap: overshoot 
   await settings({ budgetCostUsd: cap, loopRepeatLimit: 20, supervisorMaxSteps: 100 })
   const before = chatRequests().length
   endlessLoop()
-  const { metadata } = await chat.turn()
+  const { metadata, sessionId } = await chat.turn()
   const made = chatRequests().slice(before)
   const budget = metadata.budget!
   assert.equal(budget.exhausted, 'costUsd')
@@ -81,6 +85,11 @@ test('a chat turn stops before the call that would pass its cost cap: overshoot 
   )
   assert.match(stop?.message ?? '', /cost cap of this run was reached/)
   assert.equal(budget.unpricedModels, undefined)
+  // The turn is saved with the reason, as a stop, not as a failure.
+  const session = await okJson(await api().sessions[':id'].$get({ param: { id: sessionId } }), 200)
+  const saved = AssistantMetadata.parse(session.messages.at(-1)?.metadata)
+  assert.equal(saved.budget?.exhausted, 'costUsd')
+  assert.equal(saved.error, undefined, 'a stop by the cap is no failure')
 })
 
 test('a task tree starts from the lower unattended cap and stops before passing it', async () => {

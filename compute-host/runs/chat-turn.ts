@@ -154,11 +154,12 @@ async function runTurn(
 
   let failure: string | undefined
   let savedRevision: number | undefined
-  const fail = (error: unknown) => {
-    failure = describeRunError(error, deps.redact)
+  const failed = (text: string) => {
+    failure = text
     deps.log.warn('chat turn failed', { turnId, sessionId: session.id, error: failure })
     return failure
   }
+  const fail = (error: unknown) => failed(describeRunError(error, deps.redact))
   const messageId = createId('message')
   const stream = createUIMessageStream<UIMessage<AssistantMetadata>>({
     generateId: () => messageId,
@@ -174,23 +175,24 @@ async function runTurn(
         // What the turn's hooks added, for this request only (not saved as a message).
         ...(hookContext && { context: [{ role: 'system' as const, content: hookContext }] }),
       })
-      writer.merge(
-        toAISdkStream(output, {
-          from: 'agent',
-          version: 'v7',
-          sendStart: false,
-          sendReasoning: false,
-          // Errors inside the agent's stream: the same clear, redacted text, never a stack.
-          onError: (error) => fail(error),
-          messageMetadata: ({ part }) => {
-            if (part.type !== 'finish') return undefined
-            const total = (part as { totalUsage?: { inputTokens?: number; outputTokens?: number } })
-              .totalUsage
-            if (total) usage.add(route, total, run.team.supervisor.id)
-            return metadata()
-          },
-        }) as ReadableStream<never>,
-      )
+      const chunks = toAISdkStream(output, {
+        from: 'agent',
+        version: 'v7',
+        sendStart: false,
+        sendReasoning: false,
+        // Errors inside the agent's stream: the same clear, redacted text, never a stack. This
+        // also writes a failed tool call's text (its `tool-output-error`), which the model reads
+        // and answers: only an `error` part fails the turn (below).
+        onError: (error) => describeRunError(error, deps.redact),
+        messageMetadata: ({ part }) => {
+          if (part.type !== 'finish') return undefined
+          const total = (part as { totalUsage?: { inputTokens?: number; outputTokens?: number } })
+            .totalUsage
+          if (total) usage.add(route, total, run.team.supervisor.id)
+          return metadata()
+        },
+      }) as ReadableStream<UIMessageChunk>
+      writer.merge(chunks.pipeThrough(failedBy(failed)) as ReadableStream<never>)
     },
     onError: (error) => fail(error),
     onEnd: async ({ responseMessage, isAborted }) => {
@@ -228,6 +230,16 @@ async function runTurn(
   return stream
     .pipeThrough(redactUiStream(deps.redactor))
     .pipeThrough(announceSaved(() => savedRevision, metadata))
+}
+
+/** Passes the turn's chunks on; an `error` part (the run itself failed) fails the turn. */
+function failedBy(failed: (text: string) => void): TransformStream<UIMessageChunk, UIMessageChunk> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk.type === 'error') failed(chunk.errorText)
+      controller.enqueue(chunk)
+    },
+  })
 }
 
 /**
