@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { messagesOf } from './support/chat.ts'
+import { slackSignature, startFakeSlack, type FakeSlack } from './support/fake-slack.ts'
 import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient, type Client } from './support/typed-client.ts'
@@ -27,6 +28,8 @@ const SIGNING_NEW = 'whsec-new-signing-secret-0123456789'
 const OUTBOUND = 'whsec-outbound-secret-0123456789ab'
 const BOT_TOKEN = '123456:telegram-bot-token-abcdefghijklmnop'
 const TG_SECRET = 'telegram-webhook-secret-token-0123'
+const SLACK_TOKEN = 'xoxb-slack-bot-token-0123456789'
+const SLACK_SIGNING = 'slack-signing-secret-0123456789ab'
 
 /** The text of the newest user message a gateway request carried. */
 function lastUserText(request: RecordedRequest): string {
@@ -49,6 +52,8 @@ describe('chat channels', () => {
   let api: Client['api']
   let receiver: WebhookReceiver
   let telegram: FakeTelegram
+  let slack: FakeSlack
+  let slackId: string
   let webhookId: string
   let telegramId: string
 
@@ -61,6 +66,7 @@ describe('chat channels', () => {
     api = typedClient(url, { apiKey: API_KEY }).api
     receiver = await startWebhookReceiver(OUTBOUND)
     telegram = await startFakeTelegram({ token: BOT_TOKEN })
+    slack = await startFakeSlack({ token: SLACK_TOKEN })
     stack.gateway.respondWith((request) => {
       const text = lastUserText(request)
       if (text.includes('LONG')) return { text: longAnswer() }
@@ -97,12 +103,27 @@ describe('chat channels', () => {
       201,
     )
     telegramId = tg.id
+    const sl = await okJson(
+      await api.channels.$post({
+        json: {
+          kind: 'slack',
+          name: 'Team',
+          model: ROUTE,
+          allowedSenders: ['U0OWNER'],
+          settings: { apiBaseUrl: slack.url, allowLoopback: true },
+          secrets: { botToken: SLACK_TOKEN, signingSecret: SLACK_SIGNING },
+        },
+      }),
+      201,
+    )
+    slackId = sl.id
   })
   after(async () => {
     stack.gateway.respondWith(undefined)
     await stack?.stop()
     await receiver?.close()
     await telegram?.close()
+    await slack?.close()
   })
 
   /** A signed webhook event, as an automation would send it (the sender's own signing code). */
@@ -148,6 +169,25 @@ describe('chat channels', () => {
       text,
     },
   })
+  /** An Events API request as Slack signs it. */
+  const slackEvent = (
+    body: object,
+    headers: Record<string, string> = {},
+    secret = SLACK_SIGNING,
+  ) => {
+    const text = JSON.stringify(body)
+    const timestamp = Math.floor(Date.now() / 1000)
+    return fetch(`${url}/api/channels/${slackId}/inbound`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': slackSignature(secret, timestamp, text),
+        ...headers,
+      },
+      body: text,
+    })
+  }
   const turnsAsked = (marker: string) =>
     stack.gateway.requests.filter(
       (r) => r.path === '/v1/chat/completions' && lastUserText(r).includes(marker),
@@ -380,6 +420,96 @@ describe('chat channels', () => {
     assert.ok(bindings.find((b) => b.conversation === '99')?.blockedAt)
   })
 
+  test('Telegram in polling mode: getUpdates brings the message, and the answer goes back', async () => {
+    const polled = await okJson(
+      await api.channels.$post({
+        json: {
+          kind: 'telegram',
+          name: 'Polled',
+          model: ROUTE,
+          allowedSenders: ['42'],
+          settings: { apiBaseUrl: telegram.url, mode: 'polling', allowLoopback: true },
+          secrets: { botToken: BOT_TOKEN },
+        },
+      }),
+      201,
+    )
+    telegram.queueUpdate(tgMessage(3000, 'SAY:polled', 55, 42))
+    await waitFor(
+      () =>
+        telegram
+          .callsOf('sendMessage')
+          .some((c) => c.params.chat_id === '55' && c.params.text === 'Echo polled')
+          ? true
+          : undefined,
+      15_000,
+      'the polled message answered',
+    )
+    // Disabled, so the rest of the file does not keep polling.
+    await okJson(
+      await api.channels[':id'].$patch({ param: { id: polled.id }, json: { enabled: false } }),
+    )
+  })
+
+  test('Slack: the URL check is answered, a signed event is answered in its thread, a retry runs once, a bad signature is 401', async () => {
+    const check = await slackEvent({
+      type: 'url_verification',
+      challenge: 'challenge-abc',
+      token: 'x',
+    })
+    assert.equal(check.status, 200)
+    assert.deepEqual(await check.json(), { challenge: 'challenge-abc' })
+    const event = {
+      type: 'event_callback',
+      event_id: 'Ev0SLACK1',
+      event: {
+        type: 'message',
+        user: 'U0OWNER',
+        text: 'SAY:slack',
+        channel: 'C0TEAM',
+        channel_type: 'channel',
+        ts: '1700000000.000001',
+      },
+    }
+    const first = await slackEvent(event)
+    const retry = await slackEvent(event, {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_timeout',
+    })
+    assert.deepEqual([first.status, retry.status], [202, 202])
+    assert.equal(((await retry.json()) as { duplicate: boolean }).duplicate, true)
+    const forged = await slackEvent(
+      { ...event, event_id: 'Ev0FORGED' },
+      {},
+      'not-the-signing-secret-0000',
+    )
+    assert.equal(forged.status, 401)
+    const [posted] = await waitFor(() => {
+      const got = slack.calls.filter((c) => c.method === 'chat.postMessage')
+      return got.length ? got : undefined
+    })
+    assert.equal(posted!.token, SLACK_TOKEN)
+    assert.deepEqual(posted!.params, {
+      channel: 'C0TEAM',
+      text: 'Echo slack',
+      thread_ts: '1700000000.000001',
+    })
+    assert.equal(turnsAsked('SAY:slack'), 1)
+    // The bot's own message (Slack sends it back as an event) is not answered.
+    const own = await slackEvent({
+      type: 'event_callback',
+      event_id: 'Ev0BOT',
+      event: {
+        type: 'message',
+        bot_id: 'B0POP',
+        text: 'Echo slack',
+        channel: 'C0TEAM',
+        ts: '1700000000.000002',
+      },
+    })
+    assert.equal(own.status, 202)
+  })
+
   test('channel settings are the owner’s and never show a secret', async () => {
     const anonymous = typedClient(url).api
     assert.equal((await anonymous.channels.$get()).status, 401)
@@ -395,6 +525,8 @@ describe('chat channels', () => {
     ]
     for (const body of bodies) {
       for (const secret of [
+        SLACK_TOKEN,
+        SLACK_SIGNING,
         SIGNING_OLD,
         SIGNING_NEW,
         OUTBOUND,

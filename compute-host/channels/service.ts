@@ -223,6 +223,12 @@ export function createChannelService(deps: {
       return answer
     },
 
+    /** Events a poll brought (already from the service itself: nothing to verify). */
+    async acceptEvents(channel: OpenChannel, events: InboundEvent[]): Promise<void> {
+      if (!channel.row.enabled) return
+      for (const event of events) await accept(channel, event)
+    },
+
     /** The owner posts to a conversation: the text is cut and queued like an answer. */
     async post(
       id: string,

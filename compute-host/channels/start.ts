@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts'
 import { runDeps } from '../runs/run-deps.ts'
 import { createChannelDirectory } from './directory.ts'
 import { createOutbox } from './outbox/engine.ts'
+import { createPoller } from './poller.ts'
 import { createChannelService } from './service.ts'
 
 /**
@@ -23,11 +24,14 @@ export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
     redact: $.redact,
     log,
   })
+  const poller = createPoller({ db, directory, service, log: log.child({ component: 'poller' }) })
   outbox.start()
+  poller.start()
   return {
     service,
     outbox,
     async stop(): Promise<void> {
+      await poller.stop()
       await service.close()
       await outbox.stop()
     },

@@ -36,6 +36,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   const chatRefusals: { method: string; chatId: string; skip: number; refusal: TelegramRefusal }[] =
     []
   const updates: { update_id: number }[] = []
+  const waiters = new Set<() => void>()
   let messageId = 100
 
   const server = createServer(async (req, res) => {
@@ -108,8 +109,22 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
           },
         })
       case 'getUpdates': {
+        // Long polling: answered as soon as an update is there, else after `timeout` (capped
+        // at a second here, so a test's host stops quickly).
         const offset = Number(params.offset ?? 0)
-        return send(200, { ok: true, result: updates.filter((u) => u.update_id >= offset) })
+        const pending = () => updates.filter((u) => u.update_id >= offset)
+        if (pending().length === 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, Math.min(Number(params.timeout ?? 0) * 1000, 1_000))
+            function done() {
+              clearTimeout(timer)
+              waiters.delete(done)
+              resolve()
+            }
+            waiters.add(done)
+          })
+        }
+        return send(200, { ok: true, result: pending() })
       }
       case 'setWebhook':
       case 'sendChatAction':
@@ -131,7 +146,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     },
     refuseInChat: (method, chatId, skip, refusal) =>
       void chatRefusals.push({ method, chatId, skip, refusal }),
-    queueUpdate: (update) => void updates.push(update),
+    queueUpdate(update) {
+      updates.push(update)
+      for (const wake of [...waiters]) wake()
+    },
     close,
   }
 }

@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import type { ChannelKind } from '../../../runtime/contracts/channels.ts'
-import { TelegramSettings, WebhookSettings } from '../../../runtime/contracts/channels.ts'
+import {
+  SlackSettings,
+  TelegramSettings,
+  WebhookSettings,
+} from '../../../runtime/contracts/channels.ts'
 import type { ChannelAdapter } from '../types.ts'
+import { createSlackAdapter } from './slack.ts'
 import { createTelegramAdapter } from './telegram.ts'
 import { createWebhookAdapter } from './webhook.ts'
 
@@ -15,6 +20,7 @@ type Build = (settings: unknown, secrets: Record<string, string[]>) => ChannelAd
 const SETTINGS: Partial<Record<ChannelKind, z.ZodType>> = {
   webhook: WebhookSettings,
   telegram: TelegramSettings,
+  slack: SlackSettings,
 }
 
 const BUILDERS: Partial<Record<ChannelKind, Build>> = {
@@ -30,6 +36,11 @@ const BUILDERS: Partial<Record<ChannelKind, Build>> = {
         botToken: secrets.botToken ?? [],
         ...(secrets.webhookSecret && { webhookSecret: secrets.webhookSecret }),
       },
+    }),
+  slack: (settings, secrets) =>
+    createSlackAdapter({
+      settings: settings as z.output<typeof SlackSettings>,
+      secrets: { botToken: secrets.botToken ?? [], signingSecret: secrets.signingSecret ?? [] },
     }),
 }
 

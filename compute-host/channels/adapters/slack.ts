@@ -1,0 +1,135 @@
+import { createHmac } from 'node:crypto'
+import { secretsEqual } from '../../../runtime/constant-time.ts'
+import { channelFetch, judgeSend } from '../http.ts'
+import { TIMESTAMP_WINDOW_S } from '../signature.ts'
+import { PermanentSendError, type ChannelAdapter, type InboundEvent } from '../types.ts'
+
+/**
+ * Slack through the Events API (inbound) and the Web API (outbound), `apiBaseUrl` configurable
+ * so tests run a fake on loopback. Every request is checked against the signing secret before it
+ * is parsed: `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<timestamp>:<body>">` with
+ * `X-Slack-Request-Timestamp` within five minutes, compared in constant time. The URL check
+ * (`url_verification`) is answered with its challenge. Slack's retries (`X-Slack-Retry-Num`)
+ * carry the same `event_id`, which is the event's id, so a retry dedupes.
+ *
+ * A message in a channel is bound by its thread (`thread_ts`, or its own `ts` for a top-level
+ * message, whose answer then starts that thread); a direct message by the conversation alone.
+ * Messages from bots (this one included) and edits are ignored, so the bot never answers itself.
+ * Answers go by `chat.postMessage`, at most 4,000 characters, a second apart per conversation;
+ * a 429's Retry-After is honoured; `not_in_channel`, `channel_not_found`, `is_archived` block.
+ */
+type SlackEvent = {
+  type?: string
+  subtype?: string
+  bot_id?: string
+  user?: string
+  text?: string
+  channel?: string
+  channel_type?: string
+  ts?: string
+  thread_ts?: string
+}
+type SlackBody = {
+  type?: string
+  challenge?: string
+  event_id?: string
+  event?: SlackEvent
+}
+
+const BLOCKING_ERRORS = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'account_inactive',
+])
+
+export function createSlackAdapter(config: {
+  settings: { apiBaseUrl: string; allowLoopback: boolean }
+  secrets: { botToken: string[]; signingSecret: string[] }
+}): ChannelAdapter {
+  const policy = { allowLoopback: config.settings.allowLoopback }
+  const base = config.settings.apiBaseUrl.replace(/\/+$/, '')
+  const token = config.secrets.botToken[0]!
+  return {
+    limits: { maxChars: 4_000, minIntervalMs: 1_000 },
+    verify(request) {
+      const timestamp = request.headers['x-slack-request-timestamp'] ?? ''
+      const given = request.headers['x-slack-signature'] ?? ''
+      if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'missing timestamp' }
+      if (Math.abs(request.now / 1000 - Number(timestamp)) > TIMESTAMP_WINDOW_S) {
+        return { ok: false, reason: 'timestamp outside the window' }
+      }
+      let matched = false
+      for (const secret of config.secrets.signingSecret) {
+        const mac = createHmac('sha256', secret)
+        mac.update(`v0:${timestamp}:`)
+        mac.update(request.body)
+        if (secretsEqual(given, `v0=${mac.digest('hex')}`)) matched = true
+      }
+      return matched ? { ok: true } : { ok: false, reason: 'no signature matches' }
+    },
+    parse(request): InboundEvent[] {
+      let body: SlackBody
+      try {
+        body = JSON.parse(new TextDecoder().decode(request.body)) as SlackBody
+      } catch {
+        return []
+      }
+      if (body.type === 'url_verification' && typeof body.challenge === 'string') {
+        return [{ type: 'challenge', challenge: body.challenge }]
+      }
+      const externalId = body.event_id
+      const event = body.event
+      if (body.type !== 'event_callback' || !externalId || !event) return []
+      const fromPerson =
+        (event.type === 'message' || event.type === 'app_mention') &&
+        !event.bot_id &&
+        !event.subtype &&
+        event.user &&
+        event.channel &&
+        typeof event.text === 'string'
+      if (!fromPerson) return [{ type: 'ignored', externalId, reason: 'not a person’s message' }]
+      const direct = event.channel_type === 'im'
+      return [
+        {
+          type: 'message',
+          externalId,
+          sender: event.user!,
+          conversation: event.channel!,
+          thread: direct ? (event.thread_ts ?? '') : (event.thread_ts ?? event.ts ?? ''),
+          text: event.text!,
+        },
+      ]
+    },
+    async post(message, signal) {
+      const response = await channelFetch(
+        `${base}/chat.postMessage`,
+        {
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            channel: message.conversation,
+            text: message.text,
+            ...(message.thread && { thread_ts: message.thread }),
+          }),
+        },
+        policy,
+        signal,
+      )
+      judgeSend(response, 'Slack chat.postMessage')
+      let answer: { ok?: boolean; error?: string; ts?: string } = {}
+      try {
+        answer = JSON.parse(response.text) as typeof answer
+      } catch {
+        throw new PermanentSendError('Slack chat.postMessage: the answer is not JSON')
+      }
+      if (!answer.ok) {
+        const error = answer.error ?? 'unknown_error'
+        throw new PermanentSendError(`Slack chat.postMessage: ${error}`, BLOCKING_ERRORS.has(error))
+      }
+      return answer.ts ? { externalId: answer.ts } : {}
+    },
+  }
+}
