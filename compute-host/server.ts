@@ -57,6 +57,7 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
       engines: ready ? 'ready' : failed ? 'failed' : 'starting',
       // The sandbox self-test runs with the engines (its sandbox class is Mastra's).
       sandbox: ready ? ready.resources.sandbox : null,
+      mcpServers: ready?.resources.mcpServers?.liveStates() ?? null,
     }
     return body
   }

@@ -139,6 +139,9 @@ describe("the owner's MCP servers in real turns", () => {
     const state = states.servers.find((s) => s.id === 'tests')!
     assert.equal(state.status, 'connected')
     assert.equal(state.toolCount, 8)
+    // Health reports it too, from the host's memory.
+    const health = await okJson(await api.health.$get(), 200)
+    assert.equal(health.mcpServers?.find((s) => s.id === 'tests')?.status, 'connected')
   })
 
   test("MCP calls count against the run's tool-call budget like any tool", async () => {

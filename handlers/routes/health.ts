@@ -51,6 +51,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     gateway: host.ok ? host.h.gateway : null,
     localModels: host.ok ? host.h.localModels : null,
     sandbox: host.ok ? host.h.sandbox : null,
+    mcpServers: host.ok ? host.h.mcpServers : null,
   }
   if (body.status === 'ok') return c.json(body, 200)
   const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { McpServerState } from './mcp-servers.ts'
 
 /** What one dependency probe found. `latencyMs` is wall time of the probe itself. */
 export const ProbeResult = z.object({
@@ -48,4 +49,6 @@ export type HealthBody = {
   localModels: LocalModelStats | null
   /** Reported, never a readiness blocker; null until the host's engines are ready. */
   sandbox: SandboxHealth | null
+  /** Each owner's MCP server the host has connected or tried: state, tools, last error. */
+  mcpServers: McpServerState[] | null
 }

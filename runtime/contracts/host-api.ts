@@ -22,6 +22,7 @@ import { observabilityHostRoutes } from './observability-host-routes.ts'
 import { browserHostRoutes } from './browser-host-routes.ts'
 import { channelHostRoutes } from './channels-host-routes.ts'
 import { mcpServerHostRoutes } from './mcp-servers-host-routes.ts'
+import { McpServerState } from './mcp-servers.ts'
 import { buildHostRoutes } from './build-host-routes.ts'
 
 export const HostHealth = z.object({
@@ -37,6 +38,8 @@ export const HostHealth = z.object({
   engines: z.enum(['starting', 'ready', 'failed']),
   /** The sandbox self-test's finding; null until the engines are ready (it runs with them). */
   sandbox: SandboxHealth.nullable(),
+  /** The owner's MCP servers this host has connected (or tried); null until the engines run. */
+  mcpServers: z.array(McpServerState).nullable(),
 })
 export type HostHealth = z.infer<typeof HostHealth>
 

@@ -185,6 +185,20 @@ export function createOwnerMcpServers(deps: {
       return { toolsOf: (agentId) => tools.get(agentId) ?? {}, unavailable }
     },
 
+    /** The servers this host has connections for, from memory (health reads this). */
+    liveStates(): McpServerState[] {
+      return [...live.values()].map(({ row, connection }) => {
+        const state = connection.state()
+        return {
+          id: row.id,
+          status: state.status,
+          toolCount: state.toolCount ?? null,
+          lastError: state.lastError ?? null,
+          retryAt: state.retryAt ?? null,
+        }
+      })
+    },
+
     /** Each defined server's state on this host (connects nothing). */
     async states(): Promise<McpServerState[]> {
       const rows = await McpServers.listRows(deps.db)
