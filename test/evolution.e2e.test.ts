@@ -18,7 +18,9 @@ import { REFLECTOR_MARKER } from '../compute-host/evolution/reflection.ts'
 import { LEARNED_HEADING, OVERLAY_CATALOG } from '../runtime/evolution/catalog.ts'
 import { recordSignal } from '../runtime/evolution/signals.ts'
 import type { FailureClass } from '../db/evolution-enums.ts'
-import { markRoles, messagesOf, roleOf } from './support/chat.ts'
+import { createSession } from './support/api-fixtures.ts'
+import { markRoles, messagesOf, postChat, roleOf } from './support/chat.ts'
+import { readUiStream } from './support/ui-stream.ts'
 import type { RecordedRequest } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { errorJson, okJson, typedClient } from './support/typed-client.ts'
@@ -350,5 +352,29 @@ describe('agent evolution', () => {
     const ids = [...a, ...b].map((s) => s.id)
     assert.equal(ids.length, 6)
     assert.equal(new Set(ids).size, 6)
+  })
+
+  test('a chat turn that corrects the answer before it becomes a signal about that request', async () => {
+    const url = await stack.listen()
+    const sessionId = await createSession(stack.edge(), 'wsp_default')
+    const say = async (text: string) =>
+      readUiStream(await postChat(url, { sessionId, model: 'remote/a', text }))
+    await say('Which package manager does the repository use?')
+    await say('Thanks, and which test runner?')
+    assert.ok(!(await signals()).some((s) => s.kind === 'user-correction'), 'a follow-up is none')
+    await say('No, that is not what I asked: I meant the lockfile')
+    let correction: Awaited<ReturnType<typeof signals>>[number] | undefined
+    await until(
+      async () =>
+        (correction = (await signals()).find((s) => s.kind === 'user-correction')) !== undefined,
+      10_000,
+      'the correction signal',
+    )
+    assert.equal(correction!.failureClass, 'misunderstood-request')
+    assert.equal(correction!.sessionId, sessionId)
+    assert.match(
+      correction!.evidence,
+      /^Goal: Thanks, and which test runner\?\nOutcome: the user corrected the answer: No, that is not what I asked/,
+    )
   })
 })

@@ -8,9 +8,9 @@ export async function taskGoal(db: Db, taskId: string): Promise<string | undefin
   return row?.prompt
 }
 
-/** The newest user message of a session, as text: the goal of a chat turn's signal. */
-export async function sessionGoal(db: Db, sessionId: string): Promise<string | undefined> {
-  const [row] = await db
+/** The newest `count` user messages of a session, newest first, as text. */
+export async function userMessages(db: Db, sessionId: string, count: number): Promise<string[]> {
+  const rows = await db
     .select({ message: sessionMessages.message })
     .from(sessionMessages)
     .where(
@@ -20,12 +20,38 @@ export async function sessionGoal(db: Db, sessionId: string): Promise<string | u
       ),
     )
     .orderBy(desc(sessionMessages.position))
-    .limit(1)
-  const parts = (row?.message as { parts?: Array<{ type?: string; text?: string }> } | undefined)
-    ?.parts
-  const text = parts
-    ?.filter((p) => p.type === 'text' && typeof p.text === 'string')
-    .map((p) => p.text)
-    .join(' ')
+    .limit(count)
+  return rows.map((row) => {
+    const parts = (row.message as { parts?: Array<{ type?: string; text?: string }> }).parts
+    return (parts ?? [])
+      .filter((p) => p.type === 'text' && typeof p.text === 'string')
+      .map((p) => p.text)
+      .join(' ')
+  })
+}
+
+/** The newest user message of a session, as text: the goal of a chat turn's signal. */
+export async function sessionGoal(db: Db, sessionId: string): Promise<string | undefined> {
+  const [text] = await userMessages(db, sessionId, 1)
   return text || undefined
+}
+
+/**
+ * How a user's next message reads when it corrects the answer before it: a plain "no", "wrong",
+ * "that's not what I asked". Deliberately narrow: a follow-up question is not a correction.
+ */
+const CORRECTION =
+  /^\s*(no\b|nope\b|wrong\b|incorrect\b|that'?s (not|wrong|incorrect)\b|that is (not|wrong|incorrect)\b|not what i (asked|meant|wanted)\b|you (misunderstood|got it wrong)\b)/i
+
+/**
+ * A chat turn that corrects the one before it (read after the turn is saved): the earlier
+ * request is the goal, the correction what came of the answer.
+ */
+export async function correctionOf(
+  db: Db,
+  sessionId: string,
+): Promise<{ goal: string; correction: string } | undefined> {
+  const [latest, previous] = await userMessages(db, sessionId, 2)
+  if (!latest || !previous || !CORRECTION.test(latest)) return undefined
+  return { goal: previous, correction: latest }
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../log.ts'
 import type { RunEvent, RunObserver } from '../runs/run-events.ts'
 import type { ErrorClass } from '../tasks/failure-policy.ts'
 import type { TaskObserver } from '../tasks/lifecycle.ts'
-import { sessionGoal, taskGoal } from './goal.ts'
+import { correctionOf, sessionGoal, taskGoal } from './goal.ts'
 
 type Deps = { db: Db; log: Logger; redact: (text: string) => string }
 
@@ -85,7 +85,7 @@ const GUARDS = {
 
 /**
  * Signals from runs: a loop broken, a budget ended (in a chat turn; a task's is its failure), a
- * hook's denial. The goal is what the stopped agent was asked: its delegation's prompt, or the
+ * hook's denial, and a chat turn whose message corrects the answer before it. The goal is what the stopped agent was asked: its delegation's prompt, or the
  * task's prompt, or the session's newest user message.
  */
 export function runSignals(deps: Deps): RunObserver {
@@ -98,7 +98,23 @@ export function runSignals(deps: Deps): RunObserver {
       delegated.set(runId, prompts)
       return
     }
-    if (event.type === 'run-end') return void delegated.delete(runId)
+    if (event.type === 'run-end') {
+      delegated.delete(runId)
+      // The turn is saved before its run ends: its message and the one before it are there.
+      if (event.run.kind !== 'chat' || !event.run.sessionId) return
+      const corrected = await correctionOf(deps.db, event.run.sessionId)
+      if (!corrected) return
+      return record(deps, {
+        agentId: SUPERVISOR_AGENT_ID,
+        kind: 'user-correction',
+        failureClass: 'misunderstood-request',
+        traceId: event.run.traceId,
+        sessionId: event.run.sessionId,
+        goal: corrected.goal,
+        result: { outcome: `the user corrected the answer: ${corrected.correction}` },
+        subject: corrected.goal,
+      })
+    }
     if (event.type !== 'guard' || event.guard === 'delegation') return
     if (event.guard === 'budget' && event.run.kind === 'task') return
     const { kind, failureClass } = GUARDS[event.guard]
