@@ -106,6 +106,8 @@ export async function startEngines(
       socketPath: env.POPAGENT_BROWSER_SOCKET ?? defaultBrowserSocket(env.POPAGENT_DATA_DIR),
       log: log.child({ component: 'browser' }),
       allowLoopback: env.POPAGENT_BROWSER_ALLOW_LOOPBACK === 'on',
+      vault,
+      redact,
     })
     // The owner's MCP servers (compute-host/mcp/servers/): connected when a run needs them.
     const mcpServers = createOwnerMcpServers({

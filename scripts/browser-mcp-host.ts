@@ -12,6 +12,7 @@
  *
  *   node scripts/browser-mcp-host.ts --socket <path> --executable-path <chromium>
  *     --output-dir <dir> [--output-max-size <bytes>] [--no-sandbox] [--caps a,b]
+ *     [--ignore-https-errors]   (test sites with self-signed certificates only)
  *
  * Measured traps (design doc §2): without browserName chromium it wants Chrome; as root Chromium's
  * sandbox cannot start (so `--no-sandbox` is passed only then); without snapshot mode none the
@@ -41,6 +42,8 @@ const { values } = parseArgs({
     'output-dir': { type: 'string' },
     'output-max-size': { type: 'string' },
     'no-sandbox': { type: 'boolean', default: false },
+    // For a test site with a self-signed certificate only: the browser accepts any certificate.
+    'ignore-https-errors': { type: 'boolean', default: false },
     caps: { type: 'string' },
   },
 })
@@ -68,6 +71,7 @@ const config = {
       // Only when asked (as root Chromium cannot set up its sandbox at all).
       ...(values['no-sandbox'] && { chromiumSandbox: false }),
     },
+    ...(values['ignore-https-errors'] && { contextOptions: { ignoreHTTPSErrors: true } }),
   },
   snapshot: { mode: 'none' },
   outputDir,

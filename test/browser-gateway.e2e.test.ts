@@ -5,12 +5,16 @@
  * and fault cases start their own.
  */
 import assert from 'node:assert/strict'
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import postgres from 'postgres'
 import { createBrowserServer } from '../compute-host/browser/server-connection.ts'
 import { checkBrowserSocket } from '../compute-host/browser/socket-check.ts'
 import { socketLinkOpener } from '../compute-host/browser/mcp-link.ts'
@@ -27,6 +31,7 @@ import {
 } from './support/chat.ts'
 import type { RecordedRequest, Reply, ToolCallScript } from './support/scripted-gateway.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
+import { leaksIn } from './support/secret-forms.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 
@@ -47,6 +52,68 @@ function startSite(): Promise<{ url: string; server: Server }> {
   )
 }
 
+const LOGIN = `<!doctype html><title>Sign in</title>
+<label>Password <input id="pw" type="password" oninput="document.getElementById('n').textContent = 'typed ' + this.value.length"></label>
+<p id="n">typed 0</p>`
+
+/** An HTTPS site (a throwaway self-signed certificate) on 127.0.0.1, also reachable as localhost. */
+async function startHttpsSite(dir: string): Promise<{ port: number; server: Server }> {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  )
+  const server = createHttpsServer(
+    { key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) },
+    (req, res) => {
+      const port = (server.address() as { port: number }).port
+      const body =
+        req.url === '/framed'
+          ? `<!doctype html><title>Framed</title><iframe src="https://localhost:${port}/login"></iframe>`
+          : LOGIN
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(body)
+    },
+  )
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () =>
+      done({ port: (server.address() as { port: number }).port, server }),
+    ),
+  )
+}
+
+/** Every row of every table as JSON (what a dump of the data would hold). */
+async function tableText(url: string): Promise<string> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    const tables = await sql<{ s: string; t: string }[]>`
+      select table_schema as s, table_name as t from information_schema.tables
+      where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`
+    let text = ''
+    for (const { s, t } of tables) {
+      const rows = await sql.unsafe(`select row_to_json(x)::text as j from "${s}"."${t}" x`)
+      for (const row of rows) text += `${s}.${t} ${row.j}\n`
+    }
+    return text
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
 const browserCall = (operation: string, args: Record<string, unknown> = {}): ToolCallScript => ({
   name: 'browser',
   arguments: { operation, arguments: args },
@@ -55,6 +122,10 @@ const browserCall = (operation: string, args: Record<string, unknown> = {}): Too
 describe('browser automation through the browser MCP server', { skip: browserMissing }, () => {
   let mcp: BrowserMcpServer
   let site: { url: string; server: Server }
+  let secure: { port: number; server: Server }
+  let certDir: string
+  /** Every UI stream chunk of every turn, for the canary check. */
+  const chunks: unknown[] = []
   let stack: TestStack
   let url: string
   let api: ReturnType<typeof typedClient>['api']
@@ -62,14 +133,17 @@ describe('browser automation through the browser MCP server', { skip: browserMis
   before(async () => {
     // The socket's path is known before the server listens: the host connects on first use.
     const socketDir = await mkdtemp(join(tmpdir(), 'popagent-browser-mcp-'))
-    ;[mcp, site, stack] = await Promise.all([
-      startBrowserMcpServer({ dir: socketDir }),
+    certDir = await mkdtemp(join(tmpdir(), 'popagent-browser-cert-'))
+    ;[mcp, site, secure, stack] = await Promise.all([
+      startBrowserMcpServer({ dir: socketDir, ignoreHttpsErrors: true }),
       startSite(),
+      startHttpsSite(certDir),
       startTestStack({
         models: [{ id: 'remote/a' }],
         hostEnv: {
           POPAGENT_BROWSER_SOCKET: join(socketDir, 'sock', 'mcp.sock'),
           POPAGENT_BROWSER_ALLOW_LOOPBACK: 'on',
+          POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
         },
       }),
     ])
@@ -83,6 +157,8 @@ describe('browser automation through the browser MCP server', { skip: browserMis
     await stack?.stop()
     await mcp?.dispose()
     site?.server.close()
+    secure?.server.close()
+    if (certDir) await rm(certDir, { recursive: true, force: true })
   })
 
   async function supervisorAccess(access: 'none' | 'read-only' | 'interactive') {
@@ -97,17 +173,26 @@ describe('browser automation through the browser MCP server', { skip: browserMis
   }
 
   /** A turn whose supervisor makes `calls` one after another, then answers. */
-  async function turn(sessionId: string, calls: ToolCallScript[]) {
+  async function turn(
+    sessionId: string,
+    calls: (ToolCallScript | ((last: string) => ToolCallScript))[],
+  ) {
     const seen = stack.gateway.requests.length
     // Tool results of the session's earlier turns come along in its history: count from here.
     let base: number | undefined
     stack.gateway.respondWith((r): Reply | undefined => {
       if (roleOf(r) !== 'orchistrator') return undefined
       base ??= toolResultsOf(r).length
-      const next = calls[toolResultsOf(r).length - base]
-      return next ? { toolCalls: [next] } : { text: 'Done.' }
+      const results = toolResultsOf(r)
+      const next = calls[results.length - base]
+      const last = JSON.stringify(results.at(-1)?.content ?? '')
+      return next
+        ? { toolCalls: [typeof next === 'function' ? next(last) : next] }
+        : { text: 'Done.' }
     })
-    await readUiStream(await postChat(url, { sessionId, text: 'Look at the page.' }))
+    chunks.push(
+      ...(await readUiStream(await postChat(url, { sessionId, text: 'Look at the page.' }))),
+    )
     const requests = stack.gateway.requests
       .slice(seen)
       .filter((r) => r.path === '/v1/chat/completions' && roleOf(r) === 'orchistrator')
@@ -194,6 +279,64 @@ describe('browser automation through the browser MCP server', { skip: browserMis
       const row = closed.sessions.find((s) => s.id === id)!
       assert.ok(row.closedAt, 'archiving the chat session closed its browser session')
       assert.match(row.closeReason ?? '', /archived/)
+    } finally {
+      await supervisorAccess('read-only')
+    }
+  })
+
+  test('useBrowserSecret fills only on the bound origin, refuses a cross-origin frame and another origin, and the value is nowhere', async () => {
+    const value = `browser-canary-${randomBytes(12).toString('base64url')}`
+    const origin = `https://127.0.0.1:${secure.port}`
+    const created = await okJson(
+      await api.secrets.$post({ json: { name: 'SITE_PASSWORD', value } }),
+      201,
+    )
+    await okJson(
+      await api.secrets[':id'].bindings.$put({
+        param: { id: created.id },
+        json: { origins: [origin] },
+      }),
+      200,
+    )
+    await supervisorAccess('interactive')
+    try {
+      const session = await createSession(stack.edge())
+      const fill = (target: string) =>
+        browserCall('useBrowserSecret', { secretName: 'SITE_PASSWORD', target })
+      const bound = await turn(session, [
+        browserCall('browser_navigate', { url: `${origin}/login` }),
+        fill('#pw'),
+        browserCall('browser_snapshot'),
+      ])
+      assert.match(text(bound.results[1]!), /\\"ok\\":true/)
+      assert.match(text(bound.results[1]!), new RegExp(origin.replace(/[.]/g, '\\.')))
+      assert.match(text(bound.results[2]!), new RegExp(`typed ${value.length}`))
+      const framed = await turn(session, [
+        browserCall('browser_navigate', { url: `${origin}/framed` }),
+        browserCall('browser_snapshot'),
+        (last) => fill(/textbox[^[]*\[ref=(f\d+e\d+)\]/.exec(last)?.[1] ?? 'no-frame-ref'),
+      ])
+      assert.match(text(framed.results[2]!), /BROWSER_SECRET_ORIGIN_MISMATCH/)
+      assert.match(text(framed.results[2]!), /localhost/)
+      const elsewhere = await turn(session, [
+        browserCall('browser_navigate', { url: `https://localhost:${secure.port}/login` }),
+        fill('#pw'),
+        browserCall('browser_snapshot'),
+      ])
+      assert.match(text(elsewhere.results[1]!), /BROWSER_SECRET_ORIGIN_MISMATCH/)
+      assert.match(text(elsewhere.results[2]!), /typed 0/)
+      // Nowhere: what reached the model, the streams, the host's log lines, any table.
+      const places = {
+        gateway: JSON.stringify(stack.gateway.requests.map((r) => r.body)),
+        stream: JSON.stringify(chunks),
+        logs: JSON.stringify(stack.logs),
+        application: await tableText(stack.database.url),
+        observability: await tableText(stack.host.resources.env.OBSERVABILITY_DATABASE_URL!),
+      }
+      for (const [where, found] of Object.entries(places)) {
+        assert.deepEqual(leaksIn(found, [value]), [], `the secret is in the ${where}`)
+      }
+      assert.ok(places.gateway.includes('SITE_PASSWORD'), 'the model saw the name')
     } finally {
       await supervisorAccess('read-only')
     }

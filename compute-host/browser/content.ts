@@ -14,9 +14,13 @@ export type KeptPart =
  * The server's content parts (already checked by the MCP room: result-parts.ts), kept by kind
  * rather than flattened to JSON text (which is what Mastra's MCPClient does to images): text as
  * text, an image as base64 with its type, a resource as its text (a binary one by its URI with a
- * note), each bounded.
+ * note), each bounded, and every text through the host's redactor.
  */
-export function keepContent(parts: readonly BrowserContentPart[]): KeptPart[] {
+export function keepContent(
+  parts: readonly BrowserContentPart[],
+  redact: (text: string) => string,
+): KeptPart[] {
+  const bounded = (text: string) => redact(boundedText(text))
   return parts.map((part): KeptPart => {
     switch (part.type) {
       case 'text':
@@ -46,7 +50,7 @@ export function keepContent(parts: readonly BrowserContentPart[]): KeptPart[] {
   })
 }
 
-function bounded(text: string) {
+function boundedText(text: string) {
   return text.length > MAX_TEXT_CHARS
     ? `${text.slice(0, MAX_TEXT_CHARS)}\n[… ${text.length - MAX_TEXT_CHARS} characters cut]`
     : text

@@ -6,6 +6,9 @@ import { createBrowserSessions } from './sessions.ts'
 import { socketLinkOpener } from './mcp-link.ts'
 import { browserToolForRun, browserToolStatus } from './tool-binding.ts'
 import type { OpenLink } from './types.ts'
+import * as Secrets from '../../runtime/secrets/index.ts'
+import type { Vault } from '../secrets/vault.ts'
+import type { SecretSource } from './secret-fill.ts'
 
 export type Browser = ReturnType<typeof createBrowser>
 
@@ -24,6 +27,14 @@ export function createBrowser(options: {
   allowLoopback: boolean
   /** The connection behind the room; the socket link by default. */
   openLink?: OpenLink
+  /** The vault, for `useBrowserSecret`; without one (no POPAGENT_SECRET_KEY) there is no fill. */
+  vault?: Pick<Vault, 'available' | 'reveal'>
+  /**
+   * The host's redactor, over every text a browser result brings back: a page shows what was
+   * filled into it (an accessibility snapshot includes a password field's value), and a page may
+   * show any other secret the host knows.
+   */
+  redact?: (text: string) => string
 }) {
   const server = createBrowserServer({
     socketPath: options.socketPath,
@@ -31,7 +42,18 @@ export function createBrowser(options: {
     log: options.log,
   })
   const sessions = createBrowserSessions({ db: options.db, server })
-  const deps = { server, sessions, navigation: { allowLoopback: options.allowLoopback } }
+  const vault = options.vault?.available ? options.vault : undefined
+  const secrets: SecretSource | undefined = vault && {
+    byName: async (name) => (await Secrets.list(options.db)).find((s) => s.name === name),
+    reveal: (id) => vault.reveal(id),
+  }
+  const deps = {
+    server,
+    sessions,
+    navigation: { allowLoopback: options.allowLoopback },
+    redact: options.redact ?? ((text: string) => text),
+    ...(secrets && { secrets }),
+  }
   /** A task's browser session closes when its attempt stops (a retry opens a fresh one). */
   const taskObserver: TaskObserver = async (event) => {
     if (event.type !== 'TaskStop' && event.type !== 'interrupted') return

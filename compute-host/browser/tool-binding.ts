@@ -9,12 +9,19 @@ import type { ConfigSnapshot } from '../config-cache.ts'
 import type { OutboundPolicy } from '../net/outbound-guard.ts'
 import { createBrowserTool } from './gateway-tool.ts'
 import type { BrowserServer } from './server-connection.ts'
+import type { SecretSource } from './secret-fill.ts'
 import type { BrowserSessions } from './sessions.ts'
 
 /** How long a run waits for the server's catalog before going without the browser. */
 const CATALOG_WAIT_MS = 3_000
 
-type Deps = { server: BrowserServer; sessions: BrowserSessions; navigation: OutboundPolicy }
+type Deps = {
+  server: BrowserServer
+  sessions: BrowserSessions
+  navigation: OutboundPolicy
+  redact: (text: string) => string
+  secrets?: SecretSource
+}
 
 function noAccess(agent: AgentRow): BoundTool | undefined {
   return agent.browserAccess === 'none'
@@ -63,6 +70,8 @@ export function browserToolForRun(deps: Deps): RunToolImplementation {
           role: agent.browserAccess as 'read-only' | 'interactive',
           optIns,
           navigation: deps.navigation,
+          redact: deps.redact,
+          ...(deps.secrets && { secrets: deps.secrets }),
         }),
       }
   }
@@ -93,6 +102,7 @@ export function browserToolStatus(deps: Deps): ToolImplementation {
         role: agent.browserAccess as 'read-only' | 'interactive',
         optIns: { allowScriptEvaluation: false, allowCredentialReaders: false, uploadFolder: '' },
         navigation: deps.navigation,
+        redact: deps.redact,
       }),
     }
   }

@@ -27,6 +27,8 @@ export async function startBrowserMcpServer(
   options: {
     executablePath?: string
     /** Its directory, when the caller made it. */ dir?: string
+    /** Accept the test site's self-signed certificate. */
+    ignoreHttpsErrors?: boolean
   } = {},
 ): Promise<BrowserMcpServer> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'popagent-browser-mcp-')))
@@ -45,6 +47,7 @@ export async function startBrowserMcpServer(
         '--output-dir',
         join(dir, 'out'),
         ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+        ...(options.ignoreHttpsErrors ? ['--ignore-https-errors'] : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     )
