@@ -123,3 +123,32 @@ test('a task may lower the cost cap for itself, never raise it', async () => {
   assert.equal(limitsFrom(s, { budgetCostUsd: 5 }, true).costUsd, 0.1)
   assert.equal(limitsFrom(s, null, false).costUsd, s.budgetCostUsd)
 })
+
+test('an observability database that does not answer never holds a run up', async () => {
+  const { createServer } = await import('node:net')
+  const { openNodePostgres } = await import('../compute-host/database/postgres.ts')
+  const { createLogger } = await import('../compute-host/log.ts')
+  const { createPriceCache } = await import('../compute-host/observability/price-cache.ts')
+  // A server that takes the connection and never says a word.
+  const sockets = new Set<import('node:net').Socket>()
+  const silent = createServer((socket) => void sockets.add(socket))
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  const port = (silent.address() as { port: number }).port
+  const handle = openNodePostgres(`postgres://nobody@127.0.0.1:${port}/none`, { max: 1 })
+  try {
+    const cache = createPriceCache(handle.db, createLogger({ write: () => {} }))
+    let started = performance.now()
+    const first = await cache.current()
+    assert.ok(performance.now() - started < 3_000, 'the first run waited at most about a second')
+    assert.match(first.unavailable ?? '', /did not answer/)
+    assert.equal(first.lookup('remote/a'), undefined)
+    started = performance.now()
+    const next = await cache.current()
+    assert.ok(performance.now() - started < 100, 'later runs go on at once')
+    assert.ok(next.unavailable)
+  } finally {
+    for (const socket of sockets) socket.destroy()
+    silent.close()
+    await handle.close().catch(() => {})
+  }
+})
