@@ -537,6 +537,12 @@ describe('chat channels', () => {
         assert.ok(!body.includes(secret), `a secret in ${body.slice(0, 200)}`)
       }
     }
+    // Health shows each channel's state: the Telegram bot that was blocked says why.
+    const health = await okJson(await api.health.$get())
+    const states = new Map(health.channels?.map((c) => [c.id, c]))
+    assert.equal(states.get(webhookId)?.state, 'ok')
+    assert.equal(states.get(telegramId)?.state, 'error')
+    assert.match(states.get(telegramId)?.lastError ?? '', /403/)
     const view = await okJson(await api.channels[':id'].$get({ param: { id: webhookId } }))
     assert.deepEqual(view.secrets, { signing: 2, outbound: 1 })
   })

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import type { HealthBody, ProbeResult } from '../../runtime/contracts/health.ts'
 import type { AppEnv } from '../env.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
+import * as Channels from '../../runtime/channels/index.ts'
 
 const PROBE_TIMEOUT_MS = 3_000
 
@@ -34,13 +35,14 @@ async function probe(db: Db): Promise<ProbeResult> {
  * the one that does not. The compute host and the model gateway are reported, never blocking.
  */
 export const health = new Hono<AppEnv>().get('/', async (c) => {
-  const [application, observability, host] = await Promise.all([
+  const [application, observability, host, channels] = await Promise.all([
     probe(c.var.db),
     probe(c.var.observabilityDb),
     c.var.host.health({ timeoutMs: PROBE_TIMEOUT_MS }).then(
       (h) => ({ ok: true as const, h }),
       (e: unknown) => ({ ok: false as const, error: errorMessage(e) }),
     ),
+    Channels.health(c.var.db).catch(() => null),
   ])
   const body: HealthBody = {
     status: application.ok && observability.ok ? 'ok' : 'unavailable',
@@ -51,6 +53,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     gateway: host.ok ? host.h.gateway : null,
     localModels: host.ok ? host.h.localModels : null,
     sandbox: host.ok ? host.h.sandbox : null,
+    channels,
     mcpServers: host.ok ? host.h.mcpServers : null,
   }
   if (body.status === 'ok') return c.json(body, 200)

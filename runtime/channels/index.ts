@@ -1,7 +1,7 @@
 import { and, desc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { channelBindings, channelEvents, channelOutbox, channels } from '../../db/schema/index.ts'
-import type { ChannelView } from '../contracts/channels.ts'
+import type { ChannelHealth, ChannelView } from '../contracts/channels.ts'
 import { ChannelNotFound } from './errors.ts'
 
 /**
@@ -37,6 +37,21 @@ export function toView(row: ChannelRow): ChannelView {
 export async function list(db: Db): Promise<ChannelView[]> {
   const rows = await db.select().from(channels).orderBy(channels.createdAt, channels.id)
   return rows.map(toView)
+}
+
+/** Every channel's state for health: on or off, and working or its last error. */
+export async function health(db: Db): Promise<ChannelHealth[]> {
+  return db
+    .select({
+      id: channels.id,
+      kind: channels.kind,
+      name: channels.name,
+      enabled: channels.enabled,
+      state: channels.state,
+      lastError: channels.lastError,
+    })
+    .from(channels)
+    .orderBy(channels.createdAt, channels.id)
 }
 
 export async function rowOf(db: Db, id: string): Promise<ChannelRow | undefined> {

@@ -193,3 +193,13 @@ export const InboundAccepted = z.object({
   challenge: z.string().optional(),
 })
 export type InboundAccepted = z.infer<typeof InboundAccepted>
+
+/** A channel as health reports it. */
+export type ChannelHealth = {
+  id: string
+  kind: ChannelKind
+  name: string
+  enabled: boolean
+  state: 'ok' | 'error'
+  lastError: string | null
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { ChannelHealth } from './channels.ts'
 import type { McpServerState } from './mcp-servers.ts'
 
 /** What one dependency probe found. `latencyMs` is wall time of the probe itself. */
@@ -49,6 +50,8 @@ export type HealthBody = {
   localModels: LocalModelStats | null
   /** Reported, never a readiness blocker; null until the host's engines are ready. */
   sandbox: SandboxHealth | null
+  /** Each chat channel: on or off, working or its last error; null when the database is down. */
+  channels: ChannelHealth[] | null
   /** Each owner's MCP server the host has connected or tried: state, tools, last error. */
   mcpServers: McpServerState[] | null
 }

@@ -19,6 +19,7 @@ const Workspaces = lazyPage(() => import('./pages/workspaces.tsx'))
 const Docs = lazyPage(() => import('./pages/docs.tsx'))
 const Memories = lazyPage(() => import('./pages/memories.tsx'))
 const Hooks = lazyPage(() => import('./pages/hooks.tsx'))
+const Channels = lazyPage(() => import('./pages/channels.tsx'))
 const Secrets = lazyPage(() => import('./pages/secrets.tsx'))
 const Observability = lazyPage(() => import('./pages/observability.tsx'))
 const Autonomy = lazyPage(() => import('./pages/autonomy.tsx'))
@@ -86,6 +87,7 @@ export function App() {
         info={{ title: 'Memories' }}
       />
       <Route path="/hooks" component={Hooks} info={{ title: 'Hooks' }} />
+      <Route path="/channels" component={Channels} info={{ title: 'Channels' }} />
       <Route path="/secrets" component={Secrets} info={{ title: 'Secrets' }} />
       <Route path="/observability" component={Observability} info={{ title: 'Observability' }} />
       <Route path="/autonomy" component={Autonomy} info={{ title: 'Autonomy' }} />

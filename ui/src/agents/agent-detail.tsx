@@ -6,6 +6,7 @@ import { createData } from '../queries/data.ts'
 import { getModels } from '../queries/models.ts'
 import { AgentEditor } from './agent-editor.tsx'
 import { Skills } from './skills.tsx'
+import { AgentMcpServers } from '../pages/mcp-servers.tsx'
 
 /** One agent: its settings form and its skills. A save refreshes it here and in the list. */
 export function AgentDetail(props: { id: string; knownTools: string[] }) {
@@ -38,6 +39,7 @@ export function AgentDetail(props: { id: string; knownTools: string[] }) {
               toolStatusError={tools.error()}
             />
             <Skills agentId={a().id} />
+            <AgentMcpServers agentId={a().id} />
           </>
         )}
       </Show>

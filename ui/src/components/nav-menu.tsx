@@ -11,6 +11,7 @@ const NAV = [
   ['/docs', 'Docs'],
   ['/memories', 'Memories'],
   ['/hooks', 'Hooks'],
+  ['/channels', 'Channels'],
   ['/secrets', 'Secrets'],
   ['/observability', 'Observability'],
   ['/autonomy', 'Autonomy'],

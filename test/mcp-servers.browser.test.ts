@@ -1,0 +1,66 @@
+/**
+ * The MCP servers section of the Agents page and the agent editor's choice of servers, in a real
+ * browser against a real popagent and a loopback MCP server built with the SDK: a server added
+ * from the form, then an agent given and taken its tools from the editor, read back through the
+ * API.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { browserMissing, launchBrowser, screenshotBoth, type Browser } from './support/browser.ts'
+import { startMcpHttpServer, type McpHttpTestServer } from './support/mcp-http-server.ts'
+import { startTestStack, type TestStack } from './support/stack.ts'
+import { okJson, typedClient } from './support/typed-client.ts'
+
+describe('MCP servers in the UI', { skip: browserMissing }, () => {
+  let stack: TestStack
+  let mcp: McpHttpTestServer
+  let browser: Browser
+  let page: Page
+  let url: string
+  const api = () => typedClient(stack.edge()).api
+
+  before(async () => {
+    mcp = await startMcpHttpServer()
+    stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+    url = await stack.listen()
+    browser = await launchBrowser()
+    page = await browser.page()
+    page.setDefaultTimeout(20_000)
+  })
+  after(async () => {
+    await browser?.close()
+    await stack?.stop()
+    await mcp?.stop()
+  })
+
+  test('a server added from the form, then given to an agent and taken back in its editor', async () => {
+    await page.goto(`${url}/#/agents`)
+    const form = page.getByRole('form', { name: 'New MCP server' })
+    await form.getByLabel('Id').fill('tests')
+    await form.getByLabel('Name').fill('Test tools')
+    await form.getByLabel('URL').fill(mcp.url)
+    await form.getByLabel('Allow loopback').check()
+    await form.getByLabel('Researcher').check()
+    await form.getByRole('button', { name: 'Add server' }).click()
+    const table = page.getByRole('table', { name: 'MCP servers' })
+    await table.getByText('Test tools').waitFor()
+    const [saved] = (await okJson(await api()['mcp-servers'].$get(), 200)).servers
+    assert.deepEqual(saved?.agentIds, ['researcher'])
+    assert.equal(saved?.allowLoopback, true)
+    await screenshotBoth(page, 'mcp-servers')
+
+    // The editor of another agent: give it the server, then take it away again.
+    await page.goto(`${url}/#/agents/reviewer`)
+    const choice = page.getByRole('region', { name: 'MCP servers of this agent' })
+    const box = choice.getByRole('checkbox', { name: /Test tools/ })
+    await box.check()
+    await page.waitForResponse((r) => r.url().includes('/api/mcp-servers/tests'))
+    const given = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
+    assert.deepEqual([...given.agentIds].sort(), ['researcher', 'reviewer'])
+    await box.uncheck()
+    await page.waitForResponse((r) => r.url().includes('/api/mcp-servers/tests'))
+    const taken = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
+    assert.deepEqual(taken.agentIds, ['researcher'])
+  })
+})
