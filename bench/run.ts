@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { benchAdmission } from './admission.ts'
+import { benchBrowserCall } from './browser-call.ts'
 import { benchApiStack } from './api-stack.ts'
 import { benchChatTurn } from './chat-turn.ts'
 import { benchColdStart } from './cold-start.ts'
@@ -43,6 +44,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   recall: benchRecall,
   'tracing-overhead': benchTracingOverhead,
   'mcp-call': benchMcpCall,
+  'browser-call': benchBrowserCall,
 }
 
 const quick = process.argv.includes('--quick')
