@@ -121,6 +121,7 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     autonomyReconcile: () =>
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
     evolutionRun: () => $.evolution.worker.runNow(),
+    evolutionDryRun: () => $.evolution.dryRun(),
     ...withFeedbackSignal($, observabilityHandlers($)),
     ...browserHandlers($),
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),

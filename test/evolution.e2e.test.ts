@@ -377,4 +377,20 @@ describe('agent evolution', () => {
       /^Goal: Thanks, and which test runner\?\nOutcome: the user corrected the answer: No, that is not what I asked/,
     )
   })
+
+  test('a dry run shows what a pass would change, and changes nothing', async () => {
+    await planted('dry run case', 2, 'unhelpful-answer')
+    reflection = { strategy: 'overlay-apply', catalogId: 'confirm-the-request' }
+    const revisionsBefore = (await db.select().from(evolutionRevisions)).length
+    const { proposals } = await okJson(await api().autonomy.evolution['dry-run'].$post(), 200)
+    const proposal = proposals.find((p) => p.agentId === 'orchistrator')
+    assert.equal(proposal?.decision, 'change')
+    assert.equal(proposal?.targetKey, 'orchistrator/confirm-the-request')
+    assert.equal(proposal?.before, null)
+    assert.match(String(proposal?.after?.text), /restate it in one sentence/)
+    assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore)
+    assert.equal((await db.select().from(learnedOverlays)).length, 0)
+    const waiting = (await signals()).find((s) => s.evidence.includes('dry run case'))
+    assert.equal(waiting?.status, 'pending', 'not claimed')
+  })
 })

@@ -1,9 +1,11 @@
 import type { Db } from '../../db/index.ts'
+import type { EvolutionDryRun } from '../../runtime/contracts/evolution.ts'
 import type { FeedbackBody } from '../../runtime/contracts/observability.ts'
 import * as Settings from '../../runtime/settings/index.ts'
 import type { Logger } from '../log.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { ObserverRegistry } from '../runs/observer-registry.ts'
+import { dryRun } from './dry-run.ts'
 import { createReflector } from './reflection.ts'
 import { feedbackSignal, runSignals, taskSignals } from './signal-observers.ts'
 import { createEvolutionWorker, type EvolutionWorker } from './worker.ts'
@@ -12,6 +14,8 @@ export type Evolution = {
   worker: EvolutionWorker
   /** Records a thumbs-down as a signal (best effort; the feedback itself is already stored). */
   feedback(body: FeedbackBody): Promise<void>
+  /** What a pass would change now, changing nothing. */
+  dryRun(): Promise<EvolutionDryRun>
 }
 
 /**
@@ -45,5 +49,6 @@ export function createEvolution(deps: {
       ...(deps.intervalMs !== undefined && { intervalMs: deps.intervalMs }),
     }),
     feedback: (body) => feedbackSignal(signalDeps, body),
+    dryRun: () => dryRun({ db: deps.db, reflect, redact: deps.redact }),
   }
 }

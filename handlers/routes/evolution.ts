@@ -47,3 +47,4 @@ export const evolution = new Hono<AppEnv>()
       ),
   )
   .post('/evolution/run', async (c) => c.json(await c.var.host.evolutionRun(), 200))
+  .post('/evolution/dry-run', async (c) => c.json(await c.var.host.evolutionDryRun(), 200))

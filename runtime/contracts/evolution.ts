@@ -84,3 +84,20 @@ export type EvolutionPass = z.infer<typeof EvolutionPass>
 export const SignalParams = z.strictObject({ id: idSchema('evolutionSignal') })
 export const RevisionParams = z.strictObject({ id: idSchema('evolutionRevision') })
 export const AgentPolicyParams = z.strictObject({ agentId: z.string().min(1).max(64) })
+
+/** What reflection would change now, for the pending signals, without changing anything. */
+export const EvolutionDryRun = z.object({
+  proposals: z.array(
+    z.object({
+      agentId: z.string(),
+      signalIds: z.array(z.string()),
+      strategy: z.string(),
+      decision: z.enum(['change', 'no-action', 'refused', 'ignored']),
+      targetKey: z.string().nullable(),
+      before: z.record(z.string(), z.unknown()).nullable(),
+      after: z.record(z.string(), z.unknown()).nullable(),
+      reason: z.string().nullable(),
+    }),
+  ),
+})
+export type EvolutionDryRun = z.infer<typeof EvolutionDryRun>

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
 import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
 import { ReconcileReport } from './autonomy.ts'
-import { EvolutionPass } from './evolution.ts'
+import { EvolutionDryRun, EvolutionPass } from './evolution.ts'
 import { ChatRequest } from './chat.ts'
 import { ChunkNumber, StoppedTurn } from './live-turns.ts'
 import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
@@ -318,6 +318,14 @@ export const hostRoutes = {
     // A batch reflects once per agent, each a model call.
     timeoutMs: 300_000,
     does: 'run the evolution worker',
+  },
+  /** What a worker pass would change now, changing nothing (the autonomy page's dry run). */
+  evolutionDryRun: {
+    method: 'POST',
+    path: '/internal/evolution/dry-run',
+    output: EvolutionDryRun,
+    timeoutMs: 300_000,
+    does: 'preview the evolution worker',
   },
   ...observabilityHostRoutes,
   ...browserHostRoutes,

@@ -1,5 +1,6 @@
 import { createSignal, For, Show } from 'solid-js'
 import type {
+  EvolutionDryRun,
   EvolutionPass,
   EvolutionRevision,
   EvolutionSignal,
@@ -14,6 +15,7 @@ import {
   getRevisions,
   getSignals,
   ignoreSignal,
+  previewEvolution,
   retrySignal,
   revertRevision,
   runEvolutionNow,
@@ -44,6 +46,7 @@ function Policies() {
   const policies = createData(() => getEvolutionPolicies())
   const action = createSubmission()
   const [pass, setPass] = createSignal<EvolutionPass>()
+  const [preview, setPreview] = createSignal<EvolutionDryRun>()
   const toggle = (label: string, checked: boolean, change: (on: boolean) => Promise<unknown>) => (
     <label class="check">
       <input
@@ -96,6 +99,14 @@ function Policies() {
         >
           Run the worker now
         </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={action.busy()}
+          onClick={() => void action.run(async () => setPreview(await previewEvolution()))}
+        >
+          Dry run
+        </button>
         <Show when={pass()}>
           {(r) => (
             <span role="status">
@@ -105,6 +116,28 @@ function Policies() {
           )}
         </Show>
       </div>
+      <Show when={preview()}>
+        {(d) => (
+          <div role="region" aria-label="Dry run">
+            <Show when={d().proposals.length > 0} fallback={<p>Nothing is pending.</p>}>
+              <ul>
+                <For each={d().proposals}>
+                  {(p) => (
+                    <li>
+                      {p.agentId}: {p.decision} ({p.strategy})
+                      <Show when={p.targetKey}>{(k) => <span class="mono"> {k()}</span>}</Show>
+                      <Show when={p.after}>
+                        {(a) => <ins class="preview">{describe(a())}</ins>}
+                      </Show>
+                      <Show when={p.reason}>{(r) => <div class="muted">{r()}</div>}</Show>
+                    </li>
+                  )}
+                </For>
+              </ul>
+            </Show>
+          </div>
+        )}
+      </Show>
       <ErrorNote error={action.error()} />
     </div>
   )

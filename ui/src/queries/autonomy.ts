@@ -46,3 +46,6 @@ export async function runEvolutionNow() {
   await changed()
   return pass
 }
+
+/** What a pass would change now; nothing is changed and no signal is claimed. */
+export const previewEvolution = () => ok(api.autonomy.evolution['dry-run'].$post())
