@@ -1,7 +1,14 @@
 import { McpConnection } from '../mcp/connection.ts'
 import { McpClientError } from '../mcp/errors.ts'
 import { unixSocketFetch } from '../mcp/node-http-fetch.ts'
-import { BrowserError, type BrowserLink, type OpenLink } from './types.ts'
+import type { McpToolDescriptor } from '../mcp/tool-list.ts'
+import { BrowserError, type BrowserLink, type BrowserOperation, type OpenLink } from './types.ts'
+
+const toOperation = (t: McpToolDescriptor): BrowserOperation => ({
+  name: t.name,
+  description: t.description,
+  inputSchema: t.inputSchema,
+})
 
 /**
  * The browser's MCP sessions through the one MCP client room (compute-host/mcp/): Streamable
@@ -20,6 +27,7 @@ import { BrowserError, type BrowserLink, type OpenLink } from './types.ts'
  */
 export function socketLinkOpener(options: { socketPath: string }): OpenLink {
   return async (signal) => {
+    const changedListeners: ((operations: BrowserOperation[]) => void)[] = []
     const connection = new McpConnection({
       name: 'the browser server',
       endpoint: {
@@ -28,6 +36,11 @@ export function socketLinkOpener(options: { socketPath: string }): OpenLink {
         fetch: unixSocketFetch(options.socketPath),
       },
       limits: { maxResponseBytes: 8 * 1024 * 1024 },
+      // The room re-reads the list on the server's `list_changed`; the catalog follows it.
+      onToolsChanged: (tools) => {
+        const operations = tools.map(toOperation)
+        for (const listener of changedListeners) listener(operations)
+      },
     })
     const lostListeners: ((reason: string) => void)[] = []
     let ended = false
@@ -54,11 +67,7 @@ export function socketLinkOpener(options: { socketPath: string }): OpenLink {
       mcpSessionId: undefined,
       async listOperations(listSignal) {
         const tools = await connection.listTools(listSignal ? { signal: listSignal } : {})
-        return tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          inputSchema: t.inputSchema,
-        }))
+        return tools.map(toOperation)
       },
       async call(name, args, callSignal) {
         if (ended) {
@@ -90,6 +99,9 @@ export function socketLinkOpener(options: { socketPath: string }): OpenLink {
             error.message,
           )
         }
+      },
+      onOperationsChanged(listener) {
+        changedListeners.push(listener)
       },
       onLost(listener) {
         lostListeners.push(listener)

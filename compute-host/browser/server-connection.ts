@@ -107,6 +107,10 @@ export function createBrowserServer(options: {
       failures = 0
       state = { status: 'connected', since: now(), serverInfo: made.link.serverInfo ?? null }
       made.link.onLost((reason) => lost(reason))
+      // The next run's tool enum is the new list (a run already built keeps the one it had).
+      made.link.onOperationsChanged((operations) => {
+        if (control === made) made.catalog = compileCatalog(operations)
+      })
       log?.info('browser server connected', { operations: made.catalog.names.length })
       return made
     } catch (error) {

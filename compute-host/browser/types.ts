@@ -28,6 +28,8 @@ export type BrowserLink = {
     args: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<BrowserCallResult>
+  /** Called with the new list when the server says its operations changed (`list_changed`). */
+  onOperationsChanged(listener: (operations: BrowserOperation[]) => void): void
   /** Called once when the transport closes underneath us (the server went away). */
   onLost(listener: (reason: string) => void): void
   /** Ends the MCP session (the server drops its browser context) and the transport. */
