@@ -4,6 +4,7 @@
  * (test/support/mcp-http-server.ts) serves the turn cases; a stdio server runs in the sandbox.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
@@ -27,7 +28,10 @@ describe("the owner's MCP servers in real turns", () => {
 
   before(async () => {
     mcp = await startMcpHttpServer()
-    stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+    stack = await startTestStack({
+      models: [{ id: 'remote/a' }],
+      hostEnv: { POPAGENT_SECRET_KEY: randomBytes(32).toString('base64') },
+    })
     url = await stack.listen()
     api = typedClient(stack.edge()).api
     await markRoles(stack, [SUPERVISOR])
@@ -172,6 +176,41 @@ describe("the owner's MCP servers in real turns", () => {
         200,
       )
     }
+  })
+
+  test('a credential comes from the vault: sent as a bearer, never shown, rotated on the next run', async () => {
+    const secret = await okJson(
+      await api.secrets.$post({ json: { name: 'MCP_TOKEN', value: 'mcp-token-first-value' } }),
+      201,
+    )
+    const created = await okJson(
+      await api['mcp-servers'].$post({
+        json: {
+          id: 'authed',
+          transport: 'http',
+          displayName: 'With a token',
+          url: mcp.url,
+          allowLoopback: true,
+          credentials: [{ header: 'Authorization', secretId: secret.id, scheme: 'bearer' }],
+          agentIds: [SUPERVISOR],
+        },
+      }),
+      201,
+    )
+    assert.doesNotMatch(JSON.stringify(created), /mcp-token-first-value/)
+    const bearers = () => new Set(mcp.headers.map((h) => h.authorization).filter(Boolean))
+    await turn([{ name: 'authed__echo', arguments: { text: 'with a token' } }])
+    assert.ok(bearers().has('Bearer mcp-token-first-value'), `${[...bearers()]}`)
+    await okJson(
+      await api.secrets[':id'].rotate.$post({
+        param: { id: secret.id },
+        json: { value: 'mcp-token-second-value' },
+      }),
+      200,
+    )
+    await turn([{ name: 'authed__echo', arguments: { text: 'rotated' } }])
+    assert.ok(bearers().has('Bearer mcp-token-second-value'), `${[...bearers()]}`)
+    await okJson(await api['mcp-servers'][':id'].$delete({ param: { id: 'authed' } }), 200)
   })
 
   test('an agent the owner did not give the server does not get its tools; disabling removes them', async () => {

@@ -18,6 +18,8 @@ export type McpToolDescriptor = {
 /** MCP's own rule for tool names (SEP-986): 1–128 of these characters. */
 const TOOL_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/
 const DESCRIPTION_CHARS = 8_000
+/** A tool's input schema goes to the model with every request: bounded like a message. */
+const SCHEMA_BYTES = 64 * 1024
 
 /**
  * Checks a listed page set as a whole: names valid and unique, the count within `maxTools`. A
@@ -37,6 +39,12 @@ export function toToolDescriptors(tools: readonly Tool[], maxTools: number): Mcp
       throw new McpClientError(
         'malformed',
         `the server lists a tool named ${JSON.stringify(tool.name.slice(0, 140))}, which MCP does not allow`,
+      )
+    }
+    if (Buffer.byteLength(JSON.stringify(tool.inputSchema)) > SCHEMA_BYTES) {
+      throw new McpClientError(
+        'malformed',
+        `the input schema of ${tool.name} is over ${SCHEMA_BYTES} bytes`,
       )
     }
     if (seen.has(tool.name)) {

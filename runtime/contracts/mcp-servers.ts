@@ -10,6 +10,8 @@ import { Line } from './fields.ts'
 export const McpServerId = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,23}$/, 'lowercase letters, digits and hyphens, at most 24')
+  // `/api/mcp-servers/states` is the host's report, not a server.
+  .refine((id) => id !== 'states', '"states" is reserved')
 
 export const McpServerParams = z.object({ id: McpServerId })
 

@@ -52,6 +52,8 @@ export function createOwnerMcpServers(deps: {
   log: Logger
 }) {
   const live = new Map<string, Live>()
+  // The vault's secret versions as of this run's read (only when a server has credentials).
+  let secretVersions = new Map<string, number>()
 
   async function endpointOf(row: McpServerRow): Promise<McpEndpoint> {
     if (row.transport === 'http') {
@@ -99,10 +101,17 @@ export function createOwnerMcpServers(deps: {
     }
   }
 
-  /** The server's connection, new when its definition changed since the last one was made. */
+  /**
+   * The server's connection, new when its definition changed since the last one was made, or
+   * when a credential's secret was rotated (its version is part of the key).
+   */
   async function connectionOf(row: McpServerRow): Promise<McpConnection> {
     const { createdAt: _c, updatedAt: _u, agentIds: _a, displayName: _d, ...definition } = row
-    const key = stableJson(definition)
+    const versions =
+      row.credentials.length > 0
+        ? row.credentials.map((c) => secretVersions.get(c.secretId) ?? 0)
+        : []
+    const key = stableJson({ definition, versions })
     const current = live.get(row.id)
     if (current?.key === key) {
       current.row = row
@@ -141,6 +150,8 @@ export function createOwnerMcpServers(deps: {
       const rows = await McpServers.listRows(deps.db)
       prune(rows)
       const used = rows.filter((r) => r.enabled && r.agentIds.length > 0)
+      if (used.some((r) => r.credentials.length > 0))
+        secretVersions = await Secrets.versions(deps.db)
       const tools = new Map<string, Record<string, AnyTool>>()
       const unavailable: RunMcpTools['unavailable'] = []
       await Promise.all(
@@ -169,13 +180,18 @@ export function createOwnerMcpServers(deps: {
               refuse(name, `two tools of ${row.id} map to the name ${name}`)
               continue
             }
-            made[name] = createMcpTool({
-              serverId: row.id,
-              name,
-              descriptor,
-              connection,
-              timeoutMs: row.callTimeoutMs,
-            })
+            try {
+              made[name] = createMcpTool({
+                serverId: row.id,
+                name,
+                descriptor,
+                connection,
+                timeoutMs: row.callTimeoutMs,
+              })
+            } catch (error) {
+              // One tool Mastra cannot take (its schema) costs that tool, not the run.
+              refuse(name, `Mastra refused ${name}: ${(error as Error).message}`)
+            }
           }
           for (const agentId of row.agentIds) {
             tools.set(agentId, { ...tools.get(agentId), ...made })
