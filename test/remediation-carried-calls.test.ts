@@ -103,13 +103,14 @@ test('a remediation refuses the call that broke its parent from its first attemp
 
     // The transcript keeps its newest 256 records, and the broken calls whatever their age.
     const { appendActivity, TRANSCRIPT_LIMIT } = await import('../compute-host/tasks/transcript.ts')
-    for (let i = 0; i < TRANSCRIPT_LIMIT + 20; i++) {
-      await appendActivity(
-        db,
-        { taskId: parent.id, attempt: 1, record: { kind: 'x', i } },
-        (t) => t,
-      )
-    }
+    // Many records at once, then one append: its trim is the one under test.
+    const rows = Array.from({ length: TRANSCRIPT_LIMIT + 20 }, (_, i) => ({
+      taskId: parent.id,
+      attempt: 1,
+      record: { kind: 'x', i },
+    }))
+    await db.insert(taskActivity).values(rows.slice(1))
+    await appendActivity(db, rows[0]!, (t) => t)
     const trimmed = await records(parent.id)
     assert.equal(trimmed.filter((r) => r.kind === 'x').length, TRANSCRIPT_LIMIT)
     assert.equal(trimmed.filter((r) => r.kind === 'loop-broken').length, 1, 'still kept')
