@@ -546,4 +546,45 @@ describe('chat channels', () => {
     const view = await okJson(await api.channels[':id'].$get({ param: { id: webhookId } }))
     assert.deepEqual(view.secrets, { signing: 2, outbound: 1 })
   })
+
+  test('queued chunks survive a host restart: each is sent once, in order, after it', async () => {
+    // The first try is refused for a second, so the delivery is still queued when the host stops.
+    receiver.answer({ status: 503, headers: { 'retry-after': '1' } })
+    const words = Array.from({ length: 3_000 }, (_, i) => `r${i}`).join(' ')
+    const posted = await okJson(
+      await api.channels[':id'].post.$post({
+        param: { id: webhookId },
+        json: { conversation: 'c-restart', text: words },
+      }),
+      202,
+    )
+    assert.equal(posted.chunks, 2)
+    await waitFor(async () => {
+      const { chunks } = await okJson(
+        await api.channels[':id'].outbox.$get({ param: { id: webhookId }, query: {} }),
+      )
+      const first = chunks.find((c) => c.deliveryId === posted.deliveryId && c.seq === 1)
+      return first?.attempts === 1 && first.state === 'queued' ? true : undefined
+    })
+    await stack.restartHost()
+    const got = await waitFor(
+      () => {
+        const mine = receiver.received.filter((r) => r.body.conversation === 'c-restart')
+        return mine.length >= 2 ? mine : undefined
+      },
+      15_000,
+      'both chunks after the restart',
+    )
+    assert.deepEqual(
+      got.map((r) => r.id),
+      [`${posted.deliveryId}.1`, `${posted.deliveryId}.2`],
+    )
+    assert.deepEqual(
+      got
+        .map((r) => r.body.text)
+        .join(' ')
+        .split(' '),
+      words.split(' '),
+    )
+  })
 })
