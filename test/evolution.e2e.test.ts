@@ -393,4 +393,38 @@ describe('agent evolution', () => {
     const waiting = (await signals()).find((s) => s.evidence.includes('dry run case'))
     assert.equal(waiting?.status, 'pending', 'not claimed')
   })
+
+  test('an agent gets at most five learned changes a day', async () => {
+    await planted('fifth change case', 2, 'tool-error')
+    reflection = { strategy: 'overlay-apply', catalogId: 'check-before-finishing' }
+    assert.equal((await runWorker()).revisions.length, 1, 'the fifth is made')
+    await planted('sixth change case', 2, 'policy-denied')
+    reflection = { strategy: 'overlay-apply', catalogId: 'respect-denials' }
+    assert.deepEqual((await runWorker()).revisions, [])
+    const held = (await signals()).find((s) => s.evidence.includes('sixth change case'))
+    assert.match(held?.outcome ?? '', /^no-action: 5 changes in the last 24 h/)
+  })
+
+  test('a worker stopped mid-reflection changes nothing and gives its signals back', async () => {
+    await planted('stopped mid-reflection case', 2, 'timeout')
+    reflection = { strategy: 'overlay-apply', catalogId: 'smaller-steps' }
+    const asked = reflectorRequests().length
+    const revisionsBefore = (await db.select().from(evolutionRevisions)).length
+    const slow = stack.gateway.requests.length
+    stack.gateway.respondWith((r) =>
+      isReflector(r) ? { text: '{', delayMs: 10_000 } : { text: 'done' },
+    )
+    const worker = stack.host.resources.evolution.worker
+    const pass = worker.runNow()
+    await until(() => reflectorRequests().length > asked, 10_000, 'the reflection to start')
+    await worker.stop()
+    const settled = await pass
+    assert.ok(slow < stack.gateway.requests.length)
+    assert.equal(settled.failed, 1 * settled.claimed)
+    assert.deepEqual(settled.revisions, [])
+    assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore)
+    const back = (await signals()).find((s) => s.evidence.includes('stopped mid-reflection case'))
+    assert.equal(back?.status, 'pending')
+    assert.match(back?.lastError ?? '', /abort/i)
+  })
 })

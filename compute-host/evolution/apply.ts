@@ -1,14 +1,31 @@
-import { eq } from '../../db/drizzle-orm.ts'
+import { and, count, eq, ne, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { evolutionRevisions } from '../../db/schema/index.ts'
 import { sha256Hex } from '../../runtime/docs/sha256.ts'
 import { ProposalRefused } from '../../runtime/evolution/errors.ts'
-import { lockPolicy } from '../../runtime/evolution/policy.ts'
+import { lockPolicy, type Tx } from '../../runtime/evolution/policy.ts'
 import { applyChange } from '../../runtime/evolution/revisions.ts'
 import { gate } from './gates.ts'
 import type { Reflection } from './reflection.ts'
 import { fenceClaims, finishClaims } from './sql/settle.ts'
 import type { ClaimedSignal } from './types.ts'
+
+/** Learned changes one agent may get in 24 hours (reverts do not count): a bad day stays small. */
+export const DAILY_CHANGES = 5
+
+async function changesToday(tx: Tx, agentId: string): Promise<number> {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(evolutionRevisions)
+    .where(
+      and(
+        eq(evolutionRevisions.agentId, agentId),
+        ne(evolutionRevisions.op, 'revert'),
+        sql`${evolutionRevisions.createdAt} > now() - interval '24 hours'`,
+      ),
+    )
+  return row?.n ?? 0
+}
 
 export type Applied =
   | { kind: 'ignored'; reason: string }
@@ -42,7 +59,10 @@ export async function applyReflection(
         await finishClaims(tx, ids, 'ignored', reason)
         return { kind: 'ignored', reason }
       }
-      const decision = gate(agentId, reflection, batch, policy, deps.redact)
+      let decision = gate(agentId, reflection, batch, policy, deps.redact)
+      if (decision.kind === 'change' && (await changesToday(tx, agentId)) >= DAILY_CHANGES) {
+        decision = { kind: 'no-action', reason: `${DAILY_CHANGES} changes in the last 24 h` }
+      }
       if (decision.kind === 'no-action') {
         await finishClaims(tx, ids, 'processed', `no-action: ${decision.reason}`)
         return decision

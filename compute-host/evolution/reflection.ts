@@ -85,7 +85,16 @@ export function createReflector(deps: { models: GatewayModels; model: () => Prom
       ...(signal && { abortSignal: signal }),
     })
     const object = await stream.object
-    return Reflection.parse(object)
+    // Mastra settles an aborted or empty answer as undefined rather than rejecting.
+    if (signal?.aborted) throw new Error('reflection aborted: the evolution worker is stopping')
+    if (object === undefined) throw new Error('reflection gave no structured answer')
+    const parsed = Reflection.safeParse(object)
+    if (!parsed.success) {
+      throw new Error(
+        `reflection answered outside its schema: ${parsed.error.message.slice(0, 300)}`,
+      )
+    }
+    return parsed.data
   }
 }
 export type Reflect = ReturnType<typeof createReflector>
