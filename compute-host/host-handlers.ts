@@ -80,6 +80,9 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
       await $.memory.deleteThreads(sessionIds, agentIds)
       return { deleted: sessionIds.length }
     },
+    forgetExchanges: async ({ sessionId, userMessageIds }) => ({
+      forgotten: await $.memory.forgetExchanges(sessionId, userMessageIds),
+    }),
     // croner lives here, so the edge asks the host to check every cron expression it stores.
     cronPreview: ({ cron }) => previewCron(cron),
     cronTimezone: () => ({ timezone: serverTimezone() }),

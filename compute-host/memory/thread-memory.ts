@@ -71,6 +71,32 @@ export function createThreadMemory(options: { handle: DatabaseHandle; models: Ga
       }
       return ids
     },
+    /**
+     * Removes exchanges the owner took out of a session's transcript from its thread too: each
+     * named user message and every message after it up to the next user message that stays (the
+     * reply, its tool calls and results). Mastra keeps the user message's id as the client sent
+     * it, which is the transcript's id. A specialist's own thread is left: the supervisor does not
+     * read it, and a later delegation starts a new one. What observational memory already
+     * summarised from the exchange stays in its observations.
+     */
+    async forgetExchanges(threadId: string, userMessageIds: readonly string[]): Promise<number> {
+      if (!(await plain.getThreadById({ threadId }))) return 0
+      const store = await storage.getStore('memory')
+      if (!store) throw new Error('the memory store is not available')
+      const { messages } = await store.listMessages({ threadId, perPage: false })
+      const removed = new Set(userMessageIds)
+      const ordered = [...messages].sort(
+        (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
+      )
+      const doomed: string[] = []
+      let dropping = false
+      for (const message of ordered) {
+        if (message.role === 'user') dropping = removed.has(message.id)
+        if (dropping) doomed.push(message.id)
+      }
+      if (doomed.length) await plain.deleteMessages(doomed)
+      return doomed.length
+    },
     /** Messages Mastra holds for a thread; 0 when there is no such thread. */
     async countMessages(threadId: string): Promise<number> {
       if (!(await plain.getThreadById({ threadId }))) return 0

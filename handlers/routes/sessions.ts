@@ -12,6 +12,15 @@ import type { AppEnv } from '../env.ts'
 import { endSessions } from '../session-end.ts'
 import { validate } from '../validate.ts'
 
+/** The user messages of `before` that `after` no longer has. */
+function removedUserMessages(
+  before: readonly { id: string; role: string }[],
+  after: readonly { id: string }[],
+): string[] {
+  const kept = new Set(after.map((m) => m.id))
+  return before.filter((m) => m.role === 'user' && !kept.has(m.id)).map((m) => m.id)
+}
+
 const notFound = (id: string) => errorBody('SESSION_NOT_FOUND', 'session not found', { id })
 
 export const sessions = new Hono<AppEnv>()
@@ -28,7 +37,17 @@ export const sessions = new Hono<AppEnv>()
     return c.json(session, 200)
   })
   .put('/:id', validate('param', SessionParams), validate('json', SaveSessionInput), async (c) => {
-    const result = await Sessions.save(c.var.db, c.req.valid('param').id, c.req.valid('json'))
+    const { id } = c.req.valid('param')
+    const input = c.req.valid('json')
+    // Exchanges taken out of the transcript leave the chat memory first, so the next turn's
+    // model does not read them; a save that would conflict forgets nothing (checked here, and
+    // again by the save itself).
+    const before = await Sessions.get(c.var.db, id)
+    if (before?.revision === input.revision) {
+      const userMessageIds = removedUserMessages(before.messages, input.messages)
+      if (userMessageIds.length) await c.var.host.forgetExchanges({ sessionId: id, userMessageIds })
+    }
+    const result = await Sessions.save(c.var.db, id, input)
     if (result.ok) return c.json(result.session, 200)
     // The UI branches on this: it reloads the current session instead of losing the user's work.
     return c.json(

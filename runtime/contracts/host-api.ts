@@ -56,6 +56,14 @@ export const DeleteThreadsBody = z.strictObject({
 })
 export type DeleteThreadsBody = z.infer<typeof DeleteThreadsBody>
 
+/** Exchanges removed from a session's transcript, named by their user messages' ids. */
+export const ForgetExchangesBody = z.strictObject({
+  sessionId: SessionId,
+  userMessageIds: z.array(z.string().min(1).max(200)).min(1).max(1_000),
+})
+export type ForgetExchangesBody = z.infer<typeof ForgetExchangesBody>
+export const ForgottenMessages = z.object({ forgotten: z.number() })
+
 export const ResolveWorkspaceBody = z.strictObject({ path: z.string().min(1).max(1_000) })
 export const ResolvedWorkspace = z.object({ path: z.string(), gitRepository: z.boolean() })
 export type ResolvedWorkspace = z.infer<typeof ResolvedWorkspace>
@@ -185,6 +193,18 @@ export const hostRoutes = {
     // Sized for a workspace's worth of sessions; the host deletes them in one pass.
     timeoutMs: 120_000,
     does: 'delete the chat memory',
+  },
+  /**
+   * Removes removed exchanges from the session's chat memory too, so the next turn's model does
+   * not read a prompt the owner took back (retry, regenerate, edit-and-resend, remove).
+   */
+  forgetExchanges: {
+    method: 'POST',
+    path: '/internal/threads/forget',
+    input: ForgetExchangesBody,
+    output: ForgottenMessages,
+    timeoutMs: 30_000,
+    does: 'remove the exchange from the chat memory',
   },
   /** The expression checked by croner, with its next occurrences, or a 400. */
   cronPreview: {

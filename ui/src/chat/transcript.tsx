@@ -101,7 +101,7 @@ export function Transcript(props: {
                     <Show when={confirming() === r().message.id && props.onRemove}>
                       {(remove) => (
                         <Confirm
-                          message="Remove this message and its reply from the transcript? The agents’ memory of the conversation is not changed."
+                          message="Remove this message and its reply? The agents will not see them in later turns."
                           confirmLabel="Remove exchange"
                           onConfirm={() => {
                             // Read before closing: the Show's value is stale once its condition is false.
