@@ -136,8 +136,8 @@ describe('agent factory', () => {
     const { unavailableTools, specialists } = await stack.host.resources.agents.build()
     const requestContext = await context('remote/big')
     const tools = await specialists.reviewer!.listTools({ requestContext })
-    // web-search, repo-brief, docs-search and the memory tools are installed; browser is not
-    // yet; workspace tools need a repository, which this build was not given.
+    // web-search, repo-brief, docs-search and the memory tools are installed; the browser is
+    // switched off by default; workspace tools need a repository, which this build was not given.
     assert.deepEqual(Object.keys(tools).sort(), [
       'docs-search',
       'memory-search',
@@ -147,7 +147,7 @@ describe('agent factory', () => {
     ])
     const reason = (tool: string) =>
       unavailableTools.find((u) => u.agentId === 'reviewer' && u.tool === tool)?.reason ?? ''
-    assert.match(reason('browser'), /not installed on this host/)
+    assert.match(reason('browser'), /switched off in the settings/)
     assert.match(reason('workspace-read'), /no repository directory/)
   })
 
@@ -173,7 +173,7 @@ describe('agent factory', () => {
       needsRepository: true,
     })
     const browser = status(reviewer, 'browser')
-    assert.ok(browser && !browser.available && /not installed on this host/.test(browser.reason))
+    assert.ok(browser && !browser.available && /switched off in the settings/.test(browser.reason))
 
     // The shell follows this host's sandbox self-test, reason and all.
     const maintainer = await statusesOf('build-maintainer')

@@ -28,7 +28,16 @@ describe('settings singletons', () => {
     assert.equal((await okJson(await api.memory.$get())).enabled, true)
     assert.equal((await okJson(await api.autonomy.$get())).selfUpdateEnabled, false)
     const browser = await okJson(await api.browser.$get())
-    assert.deepEqual(Object.keys(browser).sort(), ['enabled', 'updatedAt'])
+    assert.deepEqual(Object.keys(browser).sort(), [
+      'allowCredentialReaders',
+      'allowScriptEvaluation',
+      'enabled',
+      'updatedAt',
+      'uploadFolder',
+    ])
+    // The owner's opt-ins start off.
+    assert.equal(browser.allowScriptEvaluation, false)
+    assert.equal(browser.uploadFolder, '')
   })
 
   test('a PATCH changes only the named fields and the next read sees it', async () => {

@@ -247,8 +247,14 @@ export function createAgentFactory(factoryOptions: {
   return {
     /** Each agent's tools as this host can run them, before any run (the agent editor's list). */
     async toolStatuses(): Promise<Record<string, ToolStatus[]>> {
-      const rows = await (await config.snapshot()).agentRows()
-      return Object.fromEntries(rows.map((row) => [row.id, toolStatuses(row, host)]))
+      const snapshot = await config.snapshot()
+      // The tools decided per run, decided as the next run would (the browser's setting).
+      const [rows, runTools] = await Promise.all([
+        snapshot.agentRows(),
+        tools.forRun ? tools.forRun(snapshot) : tools,
+      ])
+      const runHost: HostToolContext = { sandbox, tools: runTools }
+      return Object.fromEntries(rows.map((row) => [row.id, toolStatuses(row, runHost)]))
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
