@@ -547,6 +547,20 @@ describe('chat channels', () => {
     assert.deepEqual(view.secrets, { signing: 2, outbound: 1 })
   })
 
+  test('/task queues a background task whose result is posted back to the conversation', async () => {
+    await signedEvent({ conversation: 'c-task', sender: 'alice', text: '/task SAY:tasked' })
+    const texts = await waitFor(
+      () => {
+        const got = receivedText('c-task')
+        return got.some((t) => t.includes('Echo tasked')) ? got : undefined
+      },
+      20_000,
+      'the task result',
+    )
+    assert.match(texts[0]!, /^Task tsk_\w+ queued/)
+    assert.match(texts.at(-1)!, /completed:\n\nEcho tasked$/)
+  })
+
   test('queued chunks survive a host restart: each is sent once, in order, after it', async () => {
     // The first try is refused for a second, so the delivery is still queued when the host stops.
     receiver.answer({ status: 503, headers: { 'retry-after': '1' } })

@@ -7,6 +7,8 @@ import type { InboundAccepted } from '../../runtime/contracts/channels.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
 import { createId } from '../../runtime/ids.ts'
 import { TurnInProgress } from '../../runtime/sessions/errors.ts'
+import { MAX_PROMPT_CHARS } from '../../runtime/contracts/fields.ts'
+import * as Tasks from '../../runtime/tasks/index.ts'
 import type { Logger } from '../log.ts'
 import type { LiveTurns } from '../runs/live-turns.ts'
 import type { RunDeps } from '../runs/prepare-run.ts'
@@ -15,7 +17,7 @@ import type { ChannelDirectory, OpenChannel } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
 import { enqueueChunks } from './outbox/sql/enqueue.ts'
 import { cancelQueued } from './outbox/sql/finish.ts'
-import { bindingFor, recordEvent, setEventState } from './store.ts'
+import { bindingFor, linkTask, recordEvent, setEventState } from './store.ts'
 import type { ChannelTarget, InboundEvent } from './types.ts'
 
 /**
@@ -37,6 +39,7 @@ export const HELP_TEXT = [
   'popagent answers each message here as a chat turn in this conversation’s session.',
   '/stop — stop the answer being written and anything not yet sent',
   '/new — start a new session for this conversation',
+  '/task <prompt> — run it as a background task; its result is posted here',
   '/help — this message',
 ].join('\n')
 
@@ -92,12 +95,24 @@ export function createChannelService(deps: {
     text: string,
   ): Promise<void> {
     const command = /^\/(stop|new|help)(@\S+)?\s*$/i.exec(text.trim())?.[1]?.toLowerCase()
+    const taskPrompt = /^\/task(?:@\S+)?\s+([\s\S]+)$/i.exec(text.trim())?.[1]
     try {
       if (command === 'help') {
         await reply(channel, binding, HELP_TEXT)
       } else if (command === 'stop') {
         const { stopped, cancelled } = await stopBinding(binding)
         await reply(channel, binding, stopped || cancelled ? 'Stopped.' : 'Nothing is running.')
+      } else if (taskPrompt) {
+        // A background task whose result comes back here (task-deliveries.ts).
+        const task = await Tasks.create(db, {
+          workspaceId: channel.row.workspaceId,
+          prompt: taskPrompt.slice(0, MAX_PROMPT_CHARS),
+          ...(channel.row.model && { model: channel.row.model }),
+        })
+        await linkTask(db, eventId, task.id)
+        await reply(channel, binding, `Task ${task.id} queued; its result will be posted here.`)
+        await setEventState(db, eventId, 'done', '/task', binding.id)
+        return
       } else if (command === 'new') {
         await sessionOf(db, channel.row, binding, true)
         await reply(channel, binding, 'Started a new session for this conversation.')
@@ -221,6 +236,12 @@ export function createChannelService(deps: {
         if (answer.eventId === null && !answer.challenge) answer = accepted
       }
       return answer
+    },
+
+    /** Posts `text` to a binding of channel `channelId` (a task's result). */
+    async replyTo(channelId: string, binding: BindingRow, text: string): Promise<void> {
+      const channel = await directory.get(channelId)
+      if (channel) await reply(channel, binding, text)
     },
 
     /** Events a poll brought (already from the service itself: nothing to verify). */

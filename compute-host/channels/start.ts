@@ -5,6 +5,7 @@ import { createChannelDirectory } from './directory.ts'
 import { createOutbox } from './outbox/engine.ts'
 import { createPoller } from './poller.ts'
 import { createChannelService } from './service.ts'
+import { taskDeliveries } from './task-deliveries.ts'
 
 /**
  * The channel room as the host holds it: the service (inbound events, turns, commands) and the
@@ -25,12 +26,17 @@ export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
     log,
   })
   const poller = createPoller({ db, directory, service, log: log.child({ component: 'poller' }) })
+  // Task results go back to the conversation that asked with `/task`.
+  const forgetTasks = $.observers.addTaskObserver(
+    taskDeliveries({ db, reply: (id, binding, text) => service.replyTo(id, binding, text) }),
+  )
   outbox.start()
   poller.start()
   return {
     service,
     outbox,
     async stop(): Promise<void> {
+      forgetTasks()
       await poller.stop()
       await service.close()
       await outbox.stop()

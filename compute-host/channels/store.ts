@@ -59,6 +59,14 @@ export async function setEventState(
     .where(eq(channelEvents.id, id))
 }
 
+/** Records the task a `/task` event queued, so its result finds the way back. */
+export async function linkTask(db: Db, eventId: string, taskId: string): Promise<void> {
+  await db
+    .update(channelEvents)
+    .set({ summary: sql`${channelEvents.summary} || ${JSON.stringify({ taskId })}::jsonb` })
+    .where(eq(channelEvents.id, eventId))
+}
+
 /**
  * The binding of a conversation and thread, made on first contact. A message from it clears a
  * block (the recipient is talking to the bot again).
