@@ -12,7 +12,13 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { eq } from '../db/drizzle-orm.ts'
 import type { Db } from '../db/index.ts'
-import { agentSkills, evolutionRevisions, learnedOverlays, memories } from '../db/schema/index.ts'
+import {
+  agentSkills,
+  evolutionRevisions,
+  evolutionSignals,
+  learnedOverlays,
+  memories,
+} from '../db/schema/index.ts'
 import { claim } from '../compute-host/evolution/sql/claim.ts'
 import { REFLECTOR_MARKER } from '../compute-host/evolution/reflection.ts'
 import { LEARNED_HEADING, OVERLAY_CATALOG } from '../runtime/evolution/catalog.ts'
@@ -403,6 +409,35 @@ describe('agent evolution', () => {
     assert.deepEqual((await runWorker()).revisions, [])
     const held = (await signals()).find((s) => s.evidence.includes('sixth change case'))
     assert.match(held?.outcome ?? '', /^no-action: 5 changes in the last 24 h/)
+  })
+
+  test('the owner ignores a waiting signal and sends a dead one back', async () => {
+    await planted('ignore case', 1)
+    const find = async (text: string) => (await signals()).find((s) => s.evidence.includes(text))
+    const waiting = (await find('ignore case'))!
+    const ignored = await okJson(
+      await api().autonomy.signals[':id'].ignore.$post({ param: { id: waiting.id } }),
+      200,
+    )
+    assert.equal(ignored.status, 'ignored')
+    const again = await errorJson(
+      await api().autonomy.signals[':id'].retry.$post({ param: { id: waiting.id } }),
+      409,
+    )
+    assert.equal(again.error.code, 'EVOLUTION_SIGNAL_STATE')
+
+    await planted('dead case', 1)
+    const dead = (await find('dead case'))!
+    await db
+      .update(evolutionSignals)
+      .set({ status: 'dead', attempts: 5, lastError: 'gave up' })
+      .where(eq(evolutionSignals.id, dead.id))
+    const back = await okJson(
+      await api().autonomy.signals[':id'].retry.$post({ param: { id: dead.id } }),
+      200,
+    )
+    assert.equal(back.status, 'pending')
+    assert.equal(back.attempts, 0)
   })
 
   test('a worker stopped mid-reflection changes nothing and gives its signals back', async () => {

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts'
 import { evolutionSignals } from '../../db/schema/index.ts'
 import type { EvolutionSignal } from '../contracts/evolution.ts'
 import { createId } from '../ids.ts'
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../pg-errors.ts'
 import { SignalNotActionable, SignalNotFound } from './errors.ts'
 import { evidenceText, fingerprint } from './evidence.ts'
 
@@ -112,12 +113,21 @@ export async function ignore(db: Db, id: string): Promise<EvolutionSignal> {
 
 /** A dead signal goes back to the worker from attempt zero. */
 export async function retry(db: Db, id: string): Promise<EvolutionSignal> {
-  return transition(db, id, ['dead'], {
-    status: 'pending',
-    attempts: 0,
-    lastError: null,
-    nextAttemptAt: sql`now()` as unknown as Date,
-  })
+  try {
+    return await transition(db, id, ['dead'], {
+      status: 'pending',
+      attempts: 0,
+      lastError: null,
+      nextAttemptAt: sql`now()` as unknown as Date,
+    })
+  } catch (error) {
+    // The same failure came again meanwhile: its open signal is the one the worker will read.
+    if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) throw error
+    throw new SignalNotActionable(
+      { id },
+      { message: 'the same failure has an open signal already; the worker will read that one' },
+    )
+  }
 }
 
 async function transition(
