@@ -108,6 +108,7 @@ export async function startEngines(
       allowLoopback: env.POPAGENT_BROWSER_ALLOW_LOOPBACK === 'on',
       vault,
       redact,
+      ownsEveryRow: databases.mode === 'embedded',
     })
     // The owner's MCP servers (compute-host/mcp/servers/): connected when a run needs them.
     const mcpServers = createOwnerMcpServers({

@@ -6,6 +6,7 @@ import { createBrowserSessions } from './sessions.ts'
 import { socketLinkOpener } from './mcp-link.ts'
 import { browserToolForRun, browserToolStatus } from './tool-binding.ts'
 import type { OpenLink } from './types.ts'
+import { closeAllBrowserSessions } from '../../runtime/browser/sessions.ts'
 import * as Secrets from '../../runtime/secrets/index.ts'
 import type { Vault } from '../secrets/vault.ts'
 import type { SecretSource } from './secret-fill.ts'
@@ -27,6 +28,11 @@ export function createBrowser(options: {
   allowLoopback: boolean
   /** The connection behind the room; the socket link by default. */
   openLink?: OpenLink
+  /**
+   * Whether this host is the only one on its database (the embedded one): then every browser
+   * session row left open is one a previous run of this process held, and it is closed at start.
+   */
+  ownsEveryRow?: boolean
   /** The vault, for `useBrowserSecret`; without one (no POPAGENT_SECRET_KEY) there is no fill. */
   vault?: Pick<Vault, 'available' | 'reveal'>
   /**
@@ -41,7 +47,12 @@ export function createBrowser(options: {
     openLink: options.openLink ?? socketLinkOpener({ socketPath: options.socketPath }),
     log: options.log,
   })
-  const sessions = createBrowserSessions({ db: options.db, server })
+  // A crash leaves rows open whose MCP sessions died with the process (the next call of their
+  // chat would replace them anyway; the list should not show them open meanwhile).
+  const closingLeftOpen = options.ownsEveryRow
+    ? closeAllBrowserSessions(options.db, 'popagent restarted').catch(() => 0)
+    : Promise.resolve(0)
+  const sessions = createBrowserSessions({ db: options.db, server, startup: closingLeftOpen })
   const vault = options.vault?.available ? options.vault : undefined
   const secrets: SecretSource | undefined = vault && {
     byName: async (name) => (await Secrets.list(options.db)).find((s) => s.name === name),
@@ -70,6 +81,7 @@ export function createBrowser(options: {
     sessionEnded: (sessionId: string, reason: string) =>
       sessions.close({ chatSessionId: sessionId }, `the chat session was ${reason}`),
     async close() {
+      await closingLeftOpen
       await sessions.closeAll('the host stopped')
       await server.close()
     },

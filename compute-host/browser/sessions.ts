@@ -34,7 +34,12 @@ export type BrowserSessions = ReturnType<typeof createBrowserSessions>
  * A session closes when its chat session ends or is archived, its task ends, it sat idle 30
  * minutes, or the server was lost (its pages are gone with the MCP session).
  */
-export function createBrowserSessions(options: { db: Db; server: BrowserServer }) {
+export function createBrowserSessions(options: {
+  db: Db
+  server: BrowserServer
+  /** Settles once rows an earlier run left open are closed; no session opens before it. */
+  startup?: Promise<unknown>
+}) {
   const { db, server } = options
   const live = new Map<string, Live>()
   const opening = new Map<string, Promise<Live>>()
@@ -63,6 +68,7 @@ export function createBrowserSessions(options: { db: Db; server: BrowserServer }
     const pending = opening.get(key)
     if (pending) return pending
     const made = (async () => {
+      await options.startup
       const link = await server.openSession()
       try {
         const row = await openBrowserSession(db, owner, link.mcpSessionId)
