@@ -440,6 +440,17 @@ describe('agent evolution', () => {
     assert.equal(back.attempts, 0)
   })
 
+  test('settled signals are pruned after 30 days; their revisions keep the evidence', async () => {
+    const settled = (await signals()).find((s) => s.status === 'processed')!
+    await db
+      .update(evolutionSignals)
+      .set({ updatedAt: new Date(Date.now() - 31 * 86_400_000) })
+      .where(eq(evolutionSignals.id, settled.id))
+    reflection = { strategy: 'no-action' }
+    await runWorker()
+    assert.ok(!(await signals()).some((s) => s.id === settled.id))
+  })
+
   test('a worker stopped mid-reflection changes nothing and gives its signals back', async () => {
     await planted('stopped mid-reflection case', 2, 'timeout')
     reflection = { strategy: 'overlay-apply', catalogId: 'smaller-steps' }

@@ -7,6 +7,7 @@ import { createSerialQueue } from '../tasks/serial-queue.ts'
 import { applyReflection } from './apply.ts'
 import type { Reflect } from './reflection.ts'
 import { claim } from './sql/claim.ts'
+import { pruneSettled } from './sql/prune.ts'
 import { recoverAbandoned } from './sql/recover-abandoned.ts'
 import { revertRegressions } from './regressions.ts'
 import { releaseFailed } from './sql/release.ts'
@@ -86,6 +87,7 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
         reverted: [],
       }
       pass.recovered = await recoverAbandoned(db)
+      await pruneSettled(db)
       // Changes the same failures followed are taken back before anything new is learned.
       for (const m of await revertRegressions(db)) {
         if (m.revertedBy) pass.reverted.push(m.revertedBy)
