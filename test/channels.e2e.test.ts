@@ -378,13 +378,17 @@ describe('chat channels', () => {
       }
       const lines = delivered.flatMap((t) => t.split('\n')).filter((l) => l.startsWith('let v'))
       assert.equal(lines.length, 110, 'every code line arrives once')
-      // The outbox agrees: three chunks sent, chunk 2 on its second attempt, none pending.
-      const { chunks } = await okJson(
-        await api.channels[':id'].outbox.$get({ param: { id: telegramId }, query: {} }),
-      )
-      const delivery = chunks.filter(
-        (c) => c.deliveryId === chunks.find((x) => x.total === 3)?.deliveryId,
-      )
+      // The outbox agrees: three chunks sent, chunk 2 on its second attempt, none pending (the
+      // last is marked sent just after the fake answered it).
+      const delivery = await waitFor(async () => {
+        const { chunks } = await okJson(
+          await api.channels[':id'].outbox.$get({ param: { id: telegramId }, query: {} }),
+        )
+        const mine = chunks.filter(
+          (c) => c.deliveryId === chunks.find((x) => x.total === 3)?.deliveryId,
+        )
+        return mine.every((c) => c.state === 'sent') ? mine : undefined
+      })
       assert.deepEqual(
         delivery.sort((a, b) => a.seq - b.seq).map((c) => [c.seq, c.state, c.attempts]),
         [

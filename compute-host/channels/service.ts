@@ -43,6 +43,12 @@ export const HELP_TEXT = [
   '/help — this message',
 ].join('\n')
 
+/** What a finished turn sends back: its answer, marked when stopped, or why it failed. */
+function replyText(answer: { text: string; error?: string; aborted?: boolean }): string {
+  if (answer.aborted) return answer.text ? `${answer.text}\n\n(stopped)` : ''
+  return answer.text || (answer.error ? `The turn failed: ${answer.error}` : '')
+}
+
 const BUSY_TEXT = 'Still working on your previous message. Send /stop to stop it.'
 const SUMMARY_CHARS = 500
 
@@ -65,6 +71,7 @@ export function createChannelService(deps: {
   }
 
   async function reply(channel: OpenChannel, binding: BindingRow, text: string): Promise<number> {
+    if (channel.adapter.listensOnly) return 0
     const target: ChannelTarget = { conversation: binding.conversation, thread: binding.thread }
     const chunks = splitForChannel(deps.redact(text), channel.adapter.limits.maxChars)
     const queued = await enqueueChunks(db, {
@@ -122,12 +129,8 @@ export function createChannelService(deps: {
           { run: deps.run(), liveTurns: deps.liveTurns },
           { channel: channel.row, adapter: channel.adapter, binding, text, requestId: eventId },
         )
-        const text_ = answer.aborted
-          ? answer.text
-            ? `${answer.text}\n\n(stopped)`
-            : ''
-          : answer.text || (answer.error ? `The turn failed: ${answer.error}` : '')
-        if (text_) await reply(channel, binding, text_)
+        const said = replyText(answer)
+        if (said) await reply(channel, binding, said)
         await setEventState(
           db,
           eventId,

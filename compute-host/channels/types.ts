@@ -93,6 +93,8 @@ export type VerifyResult = { ok: true } | { ok: false; reason: string }
 
 export type ChannelAdapter = {
   readonly limits: ChannelLimits
+  /** Nowhere to send (a webhook channel without a callback URL): answers are not queued. */
+  readonly listensOnly?: boolean
   /** Checks the request came from the service, on its raw bytes, before anything parses them. */
   verify(request: InboundRequest): VerifyResult
   /** The events of a verified request (one for most services; none for a ping). */

@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import { channelFetch, judgeSend } from '../http.ts'
 import { signWebhook, verifyWebhook } from '../signature.ts'
-import type { ChannelAdapter, InboundEvent, InboundRequest } from '../types.ts'
+import {
+  PermanentSendError,
+  type ChannelAdapter,
+  type InboundEvent,
+  type InboundRequest,
+} from '../types.ts'
 
 /**
  * The signed webhook channel: for automations and any bridge. Inbound, a POST whose
@@ -38,6 +43,7 @@ export function createWebhookAdapter(config: {
   const policy = { allowLoopback: config.settings.allowLoopback }
   return {
     limits: { maxChars: 16_000, minIntervalMs: 0 },
+    listensOnly: !config.settings.callbackUrl,
     verify: (request: InboundRequest) =>
       verifyWebhook(config.secrets.signing, request.headers, request.body, request.now),
     parse(request): InboundEvent[] {
@@ -54,7 +60,8 @@ export function createWebhookAdapter(config: {
     },
     async post(message, signal) {
       const url = config.settings.callbackUrl
-      if (!url) return {}
+      // Not queued for such a channel (listensOnly); refused should a row be there anyway.
+      if (!url) throw new PermanentSendError('the channel has no callback URL')
       const body = JSON.stringify({
         type: 'message',
         conversation: message.conversation,
