@@ -69,12 +69,21 @@ describe('the Autonomy page', { skip: browserMissing }, () => {
     await stack?.stop()
   })
 
-  test('signals, a pass from the page, the revision’s diff, revert, and an agent’s own switch', async () => {
+  const revisionsCount = async () =>
+    (await okJson(await api().autonomy.revisions.$get(), 200)).revisions.length
+
+  test('signals, a dry run, a pass from the page, the revision’s diff, revert, and an agent’s own switch', async () => {
     await page.goto(`${url}/#/autonomy`)
     const signals = page.getByRole('table', { name: 'Signals' })
     await signals.getByText('Goal: List the open issues').waitFor()
     assert.equal(await signals.getByRole('link', { name: /trace/ }).count(), 2)
     assert.equal(await page.getByLabel('Agent evolution').isChecked(), true)
+
+    await page.getByRole('button', { name: 'Dry run' }).click()
+    const preview = page.getByRole('region', { name: 'Dry run' })
+    await preview.getByText('orchistrator: change (overlay-apply)').waitFor()
+    await preview.getByText(overlay.text).waitFor()
+    assert.equal(await revisionsCount(), 0, 'the dry run changed nothing')
 
     await page.getByRole('button', { name: 'Run the worker now' }).click()
     await page.getByRole('status').filter({ hasText: '1 change(s)' }).waitFor()
