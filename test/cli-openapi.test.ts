@@ -14,8 +14,17 @@ import { task, taskResolve, tasks } from '../cli/commands/tasks.ts'
 import { app } from '../handlers/app.ts'
 import { buildOpenApi } from '../handlers/openapi/document.ts'
 
-// Verbs that run popagent itself rather than call a running one.
-const PROCESS_VERBS = ['start', 'migrate', 'host', 'edge', 'secrets-rekey', 'help']
+// Verbs that run popagent itself rather than call a running one (browser-server runs the reference
+// browser MCP server on its socket, a process apart from popagent).
+const PROCESS_VERBS = [
+  'start',
+  'migrate',
+  'host',
+  'edge',
+  'secrets-rekey',
+  'browser-server',
+  'help',
+]
 
 type Verb = (env: Record<string, string | undefined>, args: string[]) => Promise<void>
 const API_VERBS: Record<string, [Verb, string[]]> = {
