@@ -22,19 +22,9 @@ import { createId } from '../runtime/ids.ts'
 import { startBrowserMcpServer } from '../test/support/browser-mcp-server.ts'
 import { benchDatabase } from './database.ts'
 import { BenchSkipped, type BenchMode, type BenchResult } from './result.ts'
-import { median, percentile } from './stats.ts'
+import { addedPerCall } from './added-per-call.ts'
 
 const GOAL_MS = 5
-
-async function timeCalls(calls: number, call: () => Promise<unknown>): Promise<number> {
-  const times: number[] = []
-  for (let i = 0; i < calls; i++) {
-    const start = performance.now()
-    await call()
-    times.push(performance.now() - start)
-  }
-  return percentile(times, 50)
-}
 
 export async function benchBrowserCall({ quick }: BenchMode): Promise<BenchResult[]> {
   if (!existsSync('/usr/bin/chromium')) {
@@ -83,21 +73,13 @@ export async function benchBrowserCall({ quick }: BenchMode): Promise<BenchResul
         if (!out.ok) throw new Error(`the browser tool refused: ${JSON.stringify(out)}`)
       },
     }
-    // Warm-up: each side's first call starts its own Chromium.
-    await timeCalls(Math.max(3, options.calls / 5), sides.direct)
-    await timeCalls(Math.max(3, options.calls / 5), sides.popagent)
-    const added: number[] = []
-    const p50s = { direct: [] as number[], popagent: [] as number[] }
-    for (let round = 0; round < options.rounds; round++) {
-      const order =
-        round % 2 === 0 ? (['direct', 'popagent'] as const) : (['popagent', 'direct'] as const)
-      const measured: Record<string, number> = {}
-      for (const side of order) measured[side] = await timeCalls(options.calls, sides[side])
-      p50s.direct.push(measured.direct!)
-      p50s.popagent.push(measured.popagent!)
-      added.push(measured.popagent! - measured.direct!)
-    }
-    const addedMs = median(added)
+    const { addedMs, directP50, popagentP50 } = await addedPerCall({
+      rounds: options.rounds,
+      calls: options.calls,
+      // Warm-up: each side's first call starts its own Chromium.
+      warmUpCalls: Math.max(3, options.calls / 5),
+      sides,
+    })
     return [
       {
         name: 'Browser tool call: added by popagent (p50)',
@@ -107,8 +89,8 @@ export async function benchBrowserCall({ quick }: BenchMode): Promise<BenchResul
         met: addedMs <= GOAL_MS,
         detail:
           `browser_tabs list on Playwright's MCP server over its Unix socket, ${options.calls} calls × ` +
-          `${options.rounds} rounds: direct SDK p50 ${median(p50s.direct).toFixed(2)} ms, through ` +
-          `the browser tool ${median(p50s.popagent).toFixed(2)} ms (policy, schema, the session's ` +
+          `${options.rounds} rounds: direct SDK p50 ${directP50.toFixed(2)} ms, through ` +
+          `the browser tool ${popagentP50.toFixed(2)} ms (policy, schema, the session's ` +
           'call record in PostgreSQL, the per-session queue, bounds and strict parts)',
       },
     ]

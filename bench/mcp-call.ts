@@ -13,19 +13,9 @@ import { guardedFetch } from '../compute-host/mcp/guarded-fetch.ts'
 import { createMcpTool } from '../compute-host/mcp/mcp-tool.ts'
 import { startMcpHttpServer } from '../test/support/mcp-http-server.ts'
 import type { BenchMode, BenchResult } from './result.ts'
-import { median, percentile } from './stats.ts'
+import { addedPerCall } from './added-per-call.ts'
 
 const GOAL_MS = 5
-
-async function timeCalls(calls: number, call: () => Promise<unknown>): Promise<number> {
-  const times: number[] = []
-  for (let i = 0; i < calls; i++) {
-    const start = performance.now()
-    await call()
-    times.push(performance.now() - start)
-  }
-  return percentile(times, 50)
-}
 
 export async function benchMcpCall({ quick }: BenchMode): Promise<BenchResult[]> {
   const options = quick ? { rounds: 2, calls: 20 } : { rounds: 8, calls: 300 }
@@ -50,20 +40,12 @@ export async function benchMcpCall({ quick }: BenchMode): Promise<BenchResult[]>
       direct: () => direct.callTool({ name: 'echo', arguments: input }),
       popagent: () => tool.execute(input, {}),
     }
-    await timeCalls(options.calls, sides.direct)
-    await timeCalls(options.calls, sides.popagent)
-    const added: number[] = []
-    const p50s = { direct: [] as number[], popagent: [] as number[] }
-    for (let round = 0; round < options.rounds; round++) {
-      const order =
-        round % 2 === 0 ? (['direct', 'popagent'] as const) : (['popagent', 'direct'] as const)
-      const measured: Record<string, number> = {}
-      for (const side of order) measured[side] = await timeCalls(options.calls, sides[side])
-      p50s.direct.push(measured.direct!)
-      p50s.popagent.push(measured.popagent!)
-      added.push(measured.popagent! - measured.direct!)
-    }
-    const addedMs = median(added)
+    const { addedMs, directP50, popagentP50 } = await addedPerCall({
+      rounds: options.rounds,
+      calls: options.calls,
+      warmUpCalls: options.calls,
+      sides,
+    })
     return [
       {
         name: 'MCP tool call: added by popagent (p50)',
@@ -73,8 +55,8 @@ export async function benchMcpCall({ quick }: BenchMode): Promise<BenchResult[]>
         met: addedMs <= GOAL_MS,
         detail:
           `loopback Streamable HTTP echo, ${options.calls} calls × ${options.rounds} rounds: ` +
-          `direct SDK p50 ${median(p50s.direct).toFixed(2)} ms, through popagent ` +
-          `${median(p50s.popagent).toFixed(2)} ms (SSRF-guarded fetch, bounds, strict parsing)`,
+          `direct SDK p50 ${directP50.toFixed(2)} ms, through popagent ` +
+          `${popagentP50.toFixed(2)} ms (SSRF-guarded fetch, bounds, strict parsing)`,
       },
     ]
   } finally {
