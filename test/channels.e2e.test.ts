@@ -565,6 +565,60 @@ describe('chat channels', () => {
     assert.match(texts.at(-1)!, /completed:\n\nEcho tasked$/)
   })
 
+  test('a schedule bound to a Telegram chat posts each run’s answer there; a missing or blocked binding is refused', async () => {
+    const { bindings } = await okJson(
+      await api.channels[':id'].bindings.$get({ param: { id: telegramId } }),
+    )
+    const chat = bindings.find((b) => b.conversation === '42' && !b.blockedAt)
+    const blocked = bindings.find((b) => b.blockedAt)
+    assert.ok(chat && blocked, 'the earlier Telegram tests bound chat 42 and blocked chat 99')
+    const { workspaceId } = await okJson(
+      await api.channels[':id'].$get({ param: { id: telegramId } }),
+    )
+    const schedule = (deliverTo: string) =>
+      api.schedules.$post({
+        json: {
+          workspaceId,
+          name: 'Morning report',
+          cron: '0 7 * * *',
+          prompt: 'SAY:scheduled',
+          model: ROUTE,
+          enabled: false,
+          deliverTo,
+        },
+      })
+    const missing = await schedule('cbn_missing-binding')
+    assert.equal(missing.status, 404)
+    const refused = await schedule(blocked.id)
+    assert.equal(refused.status, 409)
+    const created = await okJson(await schedule(chat.id), 201)
+    assert.equal(created.deliverTo, chat.id)
+    const task = await okJson(
+      await api.schedules[':id'].run.$post({ param: { id: created.id } }),
+      201,
+    )
+    assert.equal(task.deliverTo, chat.id)
+    await waitFor(
+      () =>
+        telegram
+          .callsOf('sendMessage')
+          .some(
+            (c) =>
+              c.params.chat_id === '42' &&
+              c.params.text === 'Task “Morning report” completed:\n\nEcho scheduled',
+          )
+          ? true
+          : undefined,
+      20_000,
+      'the scheduled result on the Telegram chat',
+    )
+    // A task from the API may name a binding too; a blocked one is refused there as well.
+    const direct = await api.tasks.$post({
+      json: { workspaceId, prompt: 'SAY:direct', deliverTo: blocked.id },
+    })
+    assert.equal(direct.status, 409)
+  })
+
   test('queued chunks survive a host restart: each is sent once, in order, after it', async () => {
     // The first try is refused for a second, so the delivery is still queued when the host stops.
     receiver.answer({ status: 503, headers: { 'retry-after': '1' } })

@@ -12,6 +12,7 @@ import {
   uniqueIndex,
 } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
+import { channelBindings } from './channels.ts'
 import { sessions } from './sessions.ts'
 import { workspaces } from './workspaces.ts'
 
@@ -74,6 +75,8 @@ export const tasks = pgTable(
     budget: jsonb().$type<Record<string, number>>(),
     /** What this task's tree used so far: a remediation starts from its parent's. */
     budgetUsed: jsonb().$type<Record<string, number>>(),
+    /** The channel conversation its result is posted to when it ends (migration 0028). */
+    deliverToBindingId: text().references(() => channelBindings.id, { onDelete: 'set null' }),
     ...timestamps,
   },
   (t) => [
@@ -146,6 +149,8 @@ export const schedules = pgTable(
     catchUp: text().$type<ScheduleCatchUp>().notNull().default('latest'),
     nextRunAt: time(),
     lastFiredAt: time(),
+    /** The channel conversation each of its tasks' results is posted to (migration 0028). */
+    deliverToBindingId: text().references(() => channelBindings.id, { onDelete: 'set null' }),
     ...timestamps,
   },
   (t) => [

@@ -7,6 +7,7 @@ import {
   ScheduleHistoryQuery,
   ScheduleParams,
 } from '../../runtime/contracts/schedules.ts'
+import * as Channels from '../../runtime/channels/index.ts'
 import { HostUnavailable } from '../../runtime/errors.ts'
 import { history } from '../../runtime/schedules/history.ts'
 import * as Schedules from '../../runtime/schedules/index.ts'
@@ -43,6 +44,7 @@ export const schedules = new Hono<AppEnv>()
   .post('/', validate('json', CreateScheduleInput), async (c) => {
     const input = c.req.valid('json')
     await assertKnownModels(c, { model: input.model })
+    await Channels.assertDeliverable(c.var.db, input.deliverTo)
     const cron = await checkCron(c.var.host, input.cron)
     return c.json(await Schedules.create(c.var.db, { ...input, cron, source: 'user' }), 201)
   })
@@ -60,6 +62,7 @@ export const schedules = new Hono<AppEnv>()
     async (c) => {
       const { cron, ...fields } = c.req.valid('json')
       await assertKnownModels(c, { model: fields.model })
+      await Channels.assertDeliverable(c.var.db, fields.deliverTo)
       const checked = cron === undefined ? undefined : await checkCron(c.var.host, cron)
       const changes = { ...fields, ...(checked && { cron: checked }) }
       const timezone = checked ? checked.timezone : await timezoneOf(c.var.host)

@@ -5,6 +5,7 @@ import {
   TaskListQuery,
   TaskParams,
 } from '../../runtime/contracts/tasks.ts'
+import * as Channels from '../../runtime/channels/index.ts'
 import * as Tasks from '../../runtime/tasks/index.ts'
 import { retry } from '../../runtime/tasks/retry.ts'
 import type { AppEnv } from '../env.ts'
@@ -25,6 +26,7 @@ export const tasks = new Hono<AppEnv>()
   .post('/', validate('json', CreateTaskInput), async (c) => {
     const input = c.req.valid('json')
     await assertKnownModels(c, { model: input.model })
+    await Channels.assertDeliverable(c.var.db, input.deliverTo)
     return c.json(await Tasks.create(c.var.db, input), 201)
   })
   .get('/:id', validate('param', TaskParams), async (c) =>

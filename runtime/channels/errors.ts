@@ -7,6 +7,12 @@ export const BindingNotFound = AppError.define(
   404,
   'channel binding not found',
 )
+/** A binding named for task results whose recipient blocked the bot: nothing can reach it. */
+export const BindingBlocked = AppError.define(
+  'CHANNEL_BINDING_BLOCKED',
+  409,
+  'the channel binding is blocked by its recipient',
+)
 /**
  * An inbound event that did not prove where it came from: a bad or missing signature, a stale
  * timestamp, an unknown or disabled channel. One code and one message for all of them, so a

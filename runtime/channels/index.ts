@@ -2,7 +2,7 @@ import { and, desc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { channelBindings, channelEvents, channelOutbox, channels } from '../../db/schema/index.ts'
 import type { ChannelHealth, ChannelView } from '../contracts/channels.ts'
-import { ChannelNotFound } from './errors.ts'
+import { BindingBlocked, BindingNotFound, ChannelNotFound } from './errors.ts'
 
 /**
  * Channels as stored (X6): the reads the edge answers itself. Writes that touch secrets go
@@ -143,4 +143,18 @@ export async function bindingOf(db: Db, channelId: string, bindingId: string) {
     .from(channelBindings)
     .where(and(eq(channelBindings.id, bindingId), eq(channelBindings.channelId, channelId)))
   return row
+}
+
+/**
+ * A binding a task or schedule may post its results to: it must exist and not be blocked by its
+ * recipient (a later block stops the posting at send time; the outbox cancels it there).
+ */
+export async function assertDeliverable(db: Db, bindingId: string | null | undefined) {
+  if (!bindingId) return
+  const [row] = await db
+    .select({ blockedAt: channelBindings.blockedAt })
+    .from(channelBindings)
+    .where(eq(channelBindings.id, bindingId))
+  if (!row) throw new BindingNotFound({ bindingId })
+  if (row.blockedAt) throw new BindingBlocked({ bindingId })
 }

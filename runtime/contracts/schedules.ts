@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { SCHEDULE_CATCH_UPS, SCHEDULE_OCCURRENCE_OUTCOMES } from '../../db/task-enums.ts'
 import { ScheduleId, WorkspaceId } from '../ids.ts'
 import { Line, ModelId, Prompt, Title } from './fields.ts'
-import { Task, TaskState } from './tasks.ts'
+import { DeliverTo, Task, TaskState } from './tasks.ts'
 
 /**
  * Cron schedules as the API shows and takes them. The cron expression is a standard five-field
@@ -47,6 +47,8 @@ export const Schedule = z.object({
   lastTask: ScheduleLastTask.nullable(),
   /** How many of its occurrences were recorded skipped (its history lists them). */
   skippedCount: z.number(),
+  /** The channel binding each of its tasks' results is posted to; null for none. */
+  deliverTo: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -65,6 +67,7 @@ export const CreateScheduleInput = z.strictObject({
   enabled: z.boolean().optional(),
   maxAttempts: MaxAttempts.optional(),
   catchUp: ScheduleCatchUp.optional(),
+  deliverTo: DeliverTo.optional(),
 })
 export type CreateScheduleInput = z.infer<typeof CreateScheduleInput>
 
@@ -78,6 +81,8 @@ export const PatchScheduleInput = z
     enabled: z.boolean(),
     maxAttempts: MaxAttempts,
     catchUp: ScheduleCatchUp,
+    /** null stops posting its results to a channel. */
+    deliverTo: DeliverTo.nullable(),
   })
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' })

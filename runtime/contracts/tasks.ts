@@ -3,7 +3,7 @@ import { BudgetLimits } from './settings.ts'
 import { Line, MAX_PROMPT_CHARS, ModelId, Prompt, Title } from './fields.ts'
 import { TASK_KINDS, TASK_SOURCES, TASK_STATES } from '../../db/task-enums.ts'
 import { PHASE_STATES, WORKFLOW_PHASES } from '../../db/self-update-enums.ts'
-import { SessionId, TaskId, WorkspaceId } from '../ids.ts'
+import { idSchema, SessionId, TaskId, WorkspaceId } from '../ids.ts'
 
 export const TaskState = z.enum(TASK_STATES)
 export type TaskState = z.infer<typeof TaskState>
@@ -35,6 +35,13 @@ export const BudgetUsed = z.object({
   /** What the tree's priced model calls cost (USD); absent on trees recorded before. */
   costUsd: z.number().optional(),
 })
+
+/**
+ * The channel binding (a conversation on a chat channel) a task's result is posted to when it
+ * ends: the answer, or plainly why it failed, through the channel's outbox. The binding must
+ * exist and not be blocked when it is named (docs/channels.md).
+ */
+export const DeliverTo = idSchema('channelBinding')
 
 /** A background task as the API shows it. */
 export const Task = z.object({
@@ -68,6 +75,8 @@ export const Task = z.object({
   budget: TaskBudget.nullable(),
   /** What this task's tree (the task, its delegations, its remediation) used so far. */
   budgetUsed: BudgetUsed.nullable(),
+  /** The channel binding its result is posted to; null when it goes nowhere but here. */
+  deliverTo: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -94,6 +103,7 @@ export const CreateTaskInput = z.strictObject({
   sessionId: SessionId.optional(),
   maxAttempts: z.number().int().min(1).max(10).optional(),
   budget: TaskBudget.optional(),
+  deliverTo: DeliverTo.optional(),
 })
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>
 

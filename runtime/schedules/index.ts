@@ -58,6 +58,7 @@ export function toSchedule(
     timezone,
     lastTask: lastTask && { ...lastTask, createdAt: lastTask.createdAt.toISOString() },
     skippedCount,
+    deliverTo: row.deliverToBindingId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
@@ -129,6 +130,7 @@ export async function create(db: Db, input: NewSchedule): Promise<Schedule> {
       ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
       ...(input.catchUp && { catchUp: input.catchUp }),
       nextRunAt: enabled ? input.cron.nextRunAt : null,
+      deliverToBindingId: input.deliverTo ?? null,
     })
     .returning()
   return toSchedule(row!, input.cron.timezone)
@@ -153,12 +155,13 @@ export async function patch(
     if (row.source !== 'user' && refused.length > 0) {
       throw new ScheduleSystemOwned({ id, fields: refused })
     }
-    const { cron, ...fields } = changes
+    const { cron, deliverTo, ...fields } = changes
     await tx
       .update(schedules)
       .set({
         ...fields,
         ...(cron && { cron: cron.expression }),
+        ...(deliverTo !== undefined && { deliverToBindingId: deliverTo }),
         nextRunAt: nextRunAfter(row, changes),
         updatedAt: sql`now()`,
       })

@@ -21,5 +21,6 @@ export function scheduledTask(
     scheduleId: schedule.id,
     occurrenceAt: occurrence,
     maxAttempts: schedule.maxAttempts,
+    deliverToBindingId: schedule.deliverToBindingId,
   }
 }

@@ -59,6 +59,7 @@ export function toTask(row: TaskRow): Task {
     traceId: row.traceId,
     budget: row.budget,
     budgetUsed: budgetUsedOf(row.budgetUsed),
+    deliverTo: row.deliverToBindingId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }
@@ -84,6 +85,8 @@ export type NewTask = {
   budget?: Record<string, number> | null
   /** What the task's tree used before it (a remediation's parent). */
   budgetUsed?: Record<string, number> | null
+  /** The channel binding its result is posted to when it ends (checked by the caller). */
+  deliverToBindingId?: string | null
 }
 
 /**
@@ -132,6 +135,7 @@ export async function create(db: Db, input: CreateTaskInput): Promise<Task> {
     sessionId: input.sessionId ?? null,
     ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
     ...(input.budget && { budget: input.budget }),
+    deliverToBindingId: input.deliverTo ?? null,
   })
   return toTask(row)
 }

@@ -33,6 +33,7 @@ export async function retry(db: Db, id: string): Promise<Task> {
     sessionId: original.sessionId,
     maxAttempts: Math.min(original.maxAttempts, MAX_ASKED_ATTEMPTS),
     budget: original.budget,
+    deliverToBindingId: original.deliverToBindingId,
   })
   return toTask(row)
 }
