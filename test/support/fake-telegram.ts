@@ -8,7 +8,14 @@
 import { createServer } from 'node:http'
 import { closerOf, listenOnLoopback } from './loopback-server.ts'
 
-export type TelegramCall = { method: string; token: string; params: any; at: number }
+export type TelegramCall = {
+  method: string
+  token: string
+  params: any
+  at: number
+  /** The status of a scripted refusal this call got; absent when it was answered. */
+  refused?: number
+}
 export type TelegramRefusal = {
   status: 429 | 403 | 400 | 500
   retryAfter?: number
@@ -56,7 +63,8 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     } catch {
       return send(400, { ok: false, error_code: 400, description: 'Bad Request: invalid JSON' })
     }
-    calls.push({ method, token, params, at: Date.now() })
+    const call: TelegramCall = { method, token, params, at: Date.now() }
+    calls.push(call)
     if (token !== options.token) {
       return send(401, { ok: false, error_code: 401, description: 'Unauthorized' })
     }
@@ -70,6 +78,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     }
     refusal ??= refusals.get(method)?.shift()
     if (refusal) {
+      call.refused = refusal.status
       return send(refusal.status, {
         ok: false,
         error_code: refusal.status,
