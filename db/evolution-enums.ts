@@ -51,3 +51,7 @@ export type RevisionTarget = (typeof REVISION_TARGETS)[number]
 
 export const REVISION_OPS = ['create', 'amend', 'retire', 'revert'] as const
 export type RevisionOp = (typeof REVISION_OPS)[number]
+
+/** A learned change held for review: waiting, applied on approval, or discarded. */
+export const PROPOSAL_STATUSES = ['pending', 'approved', 'rejected'] as const
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number]

@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   evolutionSignal: 'evs',
   evolutionRevision: 'evr',
   learnedOverlay: 'ovl',
+  evolutionProposal: 'evp',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -16,7 +16,7 @@ import { createSecretRedactor } from '../runtime/redaction.ts'
 const SECRET = 'sk-gate-test-0123456789abcdef'
 const redactor = createSecretRedactor([SECRET])
 const redact = (t: string) => redactor.redact(t)
-const on = { evolve: true, skillCreation: true, factRetention: true }
+const on = { evolve: true, skillCreation: true, factRetention: true, review: false }
 
 const signal = (id: string, traceIds: string[]): ClaimedSignal =>
   ({
@@ -59,7 +59,7 @@ test('weak or foreign evidence is no action', () => {
 })
 
 test('each kind of change needs its switch', () => {
-  const off = { evolve: true, skillCreation: false, factRetention: false }
+  const off = { ...on, skillCreation: false, factRetention: false }
   assert.equal(
     decide({ strategy: 'skill-install', catalogId: 'verify-changes' }, off).kind,
     'no-action',

@@ -5,7 +5,9 @@
  * applies a code-owned overlay that the next run's system prompt carries after the owner's
  * instructions; revert restores the exact previous prompt, once; a disabled policy changes
  * nothing; a skill the owner edited is never changed and its install can no longer be reverted;
- * a fact carrying a vault secret changes nothing; two workers claim disjoint batches.
+ * a fact carrying a vault secret changes nothing; two workers claim disjoint batches. Under
+ * review a change is held as a proposal (nothing changes) until the owner approves it (applied
+ * once, carried by the next run) or rejects it (nothing is left); a stale one is refused.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -228,6 +230,124 @@ describe('agent evolution', () => {
     )
   })
 
+  const proposals = async () =>
+    (await okJson(await api().autonomy.proposals.$get({ query: {} }), 200)).proposals
+  /** Plants two runs of `subject`, lets the worker hold `catalogId` for review; its proposal. */
+  async function heldProposal(subject: string, catalogId: string, failureClass: FailureClass) {
+    await planted(subject, 2, failureClass)
+    reflection = { strategy: 'overlay-apply', catalogId }
+    const pass = await runWorker()
+    assert.deepEqual(pass.revisions, [], 'under review the worker changes nothing')
+    assert.equal(pass.held.length, 1)
+    const proposal = (await proposals()).find((p) => p.id === pass.held[0])
+    assert.ok(proposal, 'the held proposal is listed')
+    return proposal
+  }
+
+  test('under review a change is held until the owner approves it, then applies once and the next run carries it', async () => {
+    const policies = await okJson(
+      await api().autonomy.policies.$patch({ json: { reviewByDefault: true } }),
+      200,
+    )
+    assert.equal(policies.agents.find((a) => a.agentId === 'orchistrator')?.reviews, true)
+    const revisionsBefore = (await db.select().from(evolutionRevisions)).length
+    const text = OVERLAY_CATALOG.find((o) => o.id === 'vary-or-stop')!.text
+    const proposal = await heldProposal('review approve case', 'vary-or-stop', 'repeated-call')
+    assert.equal(proposal.status, 'pending')
+    assert.equal(proposal.strategy, 'overlay-apply')
+    assert.equal(proposal.targetKey, 'orchistrator/vary-or-stop')
+    assert.equal(proposal.before, null)
+    assert.equal(proposal.after?.text, text)
+    assert.match(proposal.evidence, /Goal: review approve case/)
+    assert.equal(proposal.traceIds.length, 2)
+    assert.equal((await db.select().from(learnedOverlays)).length, 0)
+    assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore)
+    assert.equal(await supervisorPromptOf('Say hello'), baseline, 'held: the prompt is unchanged')
+
+    const approved = await okJson(
+      await api().autonomy.proposals[':id'].approve.$post({ param: { id: proposal.id } }),
+      200,
+    )
+    assert.equal(approved.status, 'approved')
+    assert.ok(approved.revisionId)
+    const again = await okJson(
+      await api().autonomy.proposals[':id'].approve.$post({ param: { id: proposal.id } }),
+      200,
+    )
+    assert.equal(again.revisionId, approved.revisionId, 'a second approval applies nothing')
+    assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore + 1)
+    assert.ok(!(await proposals()).some((p) => p.id === proposal.id), 'no longer pending')
+    const system = await supervisorPromptOf('Say hello')
+    assert.ok(system.includes(`\n\n${LEARNED_HEADING}\n- [rev:${approved.revisionId}] ${text}`))
+    const rejectAfter = await errorJson(
+      await api().autonomy.proposals[':id'].reject.$post({ param: { id: proposal.id } }),
+      409,
+    )
+    assert.equal(rejectAfter.error.code, 'PROPOSAL_DECIDED')
+    // Back to the baseline for the cases below.
+    await okJson(
+      await api().autonomy.revisions[':id'].revert.$post({ param: { id: approved.revisionId! } }),
+      201,
+    )
+  })
+
+  test('a rejected proposal leaves nothing, and approving a stale one is refused with nothing changed', async () => {
+    const revisionsBefore = (await db.select().from(evolutionRevisions)).length
+    const rejectedOne = await heldProposal('review reject case', 'respect-denials', 'policy-denied')
+    const rejected = await okJson(
+      await api().autonomy.proposals[':id'].reject.$post({ param: { id: rejectedOne.id } }),
+      200,
+    )
+    assert.equal(rejected.status, 'rejected')
+    assert.equal(
+      (
+        await okJson(
+          await api().autonomy.proposals[':id'].reject.$post({ param: { id: rejectedOne.id } }),
+          200,
+        )
+      ).status,
+      'rejected',
+      'rejecting twice is the same',
+    )
+    const late = await errorJson(
+      await api().autonomy.proposals[':id'].approve.$post({ param: { id: rejectedOne.id } }),
+      409,
+    )
+    assert.equal(late.error.code, 'PROPOSAL_DECIDED')
+
+    const stale = await heldProposal('review stale case', 'smaller-steps', 'timeout')
+    assert.equal(stale.before, null)
+    // The target changes after the proposal read it (outside evolution).
+    await db.insert(learnedOverlays).values({
+      id: 'ovl_stale-case',
+      agentId: 'orchistrator',
+      catalogId: 'smaller-steps',
+      text: 'changed since',
+      state: 'active',
+      headRevisionId: 'evr_outside',
+    })
+    try {
+      const refused = await errorJson(
+        await api().autonomy.proposals[':id'].approve.$post({ param: { id: stale.id } }),
+        409,
+      )
+      assert.equal(refused.error.code, 'PROPOSAL_STALE')
+      assert.match(refused.error.message, /orchistrator\/smaller-steps changed since/)
+      const [overlay] = await db.select().from(learnedOverlays)
+      assert.equal(overlay?.text, 'changed since', 'nothing was changed')
+      assert.equal((await proposals()).find((p) => p.id === stale.id)?.status, 'pending')
+    } finally {
+      await db.delete(learnedOverlays).where(eq(learnedOverlays.id, 'ovl_stale-case'))
+    }
+    await okJson(
+      await api().autonomy.proposals[':id'].reject.$post({ param: { id: stale.id } }),
+      200,
+    )
+    assert.equal((await db.select().from(evolutionRevisions)).length, revisionsBefore)
+    assert.equal((await db.select().from(learnedOverlays)).length, 0)
+    await okJson(await api().autonomy.policies.$patch({ json: { reviewByDefault: false } }), 200)
+  })
+
   test('a disabled agent policy wins: its signals are ignored, no model call, nothing changed', async () => {
     await okJson(
       await api().autonomy.policies[':agentId'].$patch({
@@ -401,9 +521,10 @@ describe('agent evolution', () => {
   })
 
   test('an agent gets at most five learned changes a day', async () => {
-    await planted('fifth change case', 2, 'tool-error')
-    reflection = { strategy: 'overlay-apply', catalogId: 'check-before-finishing' }
-    assert.equal((await runWorker()).revisions.length, 1, 'the fifth is made')
+    const changes = (await db.select().from(evolutionRevisions)).filter(
+      (r) => r.agentId === 'orchistrator' && r.op !== 'revert',
+    )
+    assert.equal(changes.length, 5, 'five so far, one of them approved from the review queue')
     await planted('sixth change case', 2, 'policy-denied')
     reflection = { strategy: 'overlay-apply', catalogId: 'respect-denials' }
     assert.deepEqual((await runWorker()).revisions, [])

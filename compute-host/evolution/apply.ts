@@ -1,43 +1,32 @@
-import { and, count, eq, ne, sql } from '../../db/drizzle-orm.ts'
+import { eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { evolutionRevisions } from '../../db/schema/index.ts'
 import { sha256Hex } from '../../runtime/docs/sha256.ts'
+import { changesToday, DAILY_CHANGES } from '../../runtime/evolution/daily-limit.ts'
 import { ProposalRefused } from '../../runtime/evolution/errors.ts'
-import { lockPolicy, type Tx } from '../../runtime/evolution/policy.ts'
-import { applyChange } from '../../runtime/evolution/revisions.ts'
+import { lockPolicy } from '../../runtime/evolution/policy.ts'
+import { hold } from '../../runtime/evolution/proposals.ts'
+import { applyChange, type ChangeInput } from '../../runtime/evolution/revisions.ts'
 import { gate } from './gates.ts'
 import type { Reflection } from './reflection.ts'
 import { fenceClaims, finishClaims } from './sql/settle.ts'
 import type { ClaimedSignal } from './types.ts'
 
-/** Learned changes one agent may get in 24 hours (reverts do not count): a bad day stays small. */
-export const DAILY_CHANGES = 5
-
-async function changesToday(tx: Tx, agentId: string): Promise<number> {
-  const [row] = await tx
-    .select({ n: count() })
-    .from(evolutionRevisions)
-    .where(
-      and(
-        eq(evolutionRevisions.agentId, agentId),
-        ne(evolutionRevisions.op, 'revert'),
-        sql`${evolutionRevisions.createdAt} > now() - interval '24 hours'`,
-      ),
-    )
-  return row?.n ?? 0
-}
+export { DAILY_CHANGES }
 
 export type Applied =
   | { kind: 'ignored'; reason: string }
   | { kind: 'no-action'; reason: string }
   | { kind: 'refused'; reason: string }
   | { kind: 'revision'; revisionId: string }
+  | { kind: 'held'; proposalId: string }
 
 /**
  * Applies one agent's reflection in one transaction: the policy is locked and read again (a
  * disabled global or agent switch wins: the signals become `ignored` and nothing changes), the
  * worker's claims are fenced, the gates decide, the change and its revision are written, and the
- * signals complete, all or nothing. `reflection` is undefined when the policy was already off
+ * signals complete, all or nothing. For an agent under review the change is held as a proposal
+ * instead (the signals complete with its id) and nothing else is written. `reflection` is undefined when the policy was already off
  * before the model was asked (the model is not asked then).
  *
  * A refused proposal (a secret, a protected boundary, an owner's skill) rolls back whatever it had
@@ -73,22 +62,33 @@ export async function applyReflection(
         .from(evolutionRevisions)
         .where(eq(evolutionRevisions.decisionKey, decisionKey))
       const { change } = decision
-      const revisionId =
-        replayed?.id ??
-        (await applyChange(tx, {
-          target: change.target,
-          strategy: reflection.strategy,
-          after: change.after,
-          signalIds: change.signals.map((s) => s.id),
-          traceIds: change.traceIds,
-          evidence: change.signals
-            .map((s) => s.evidence)
-            .join('\n---\n')
-            .slice(0, 4_000),
-          rationale: reflection.rationale.slice(0, 500),
-          decisionKey,
-          sessionId: change.signals.find((s) => s.sessionId)?.sessionId ?? null,
-        }))
+      const input: ChangeInput = {
+        target: change.target,
+        strategy: reflection.strategy,
+        after: change.after,
+        signalIds: change.signals.map((s) => s.id),
+        traceIds: change.traceIds,
+        evidence: change.signals
+          .map((s) => s.evidence)
+          .join('\n---\n')
+          .slice(0, 4_000),
+        rationale: reflection.rationale.slice(0, 500),
+        decisionKey,
+        sessionId: change.signals.find((s) => s.sessionId)?.sessionId ?? null,
+      }
+      // Under review nothing changes: the proposal waits for the owner (proposals.ts approves it
+      // through the same checks as below).
+      if (policy.review && !replayed) {
+        const proposalId = await hold(tx, input)
+        await finishClaims(
+          tx,
+          ids,
+          'processed',
+          `held for review ${reflection.strategy} ${change.target.key}: ${proposalId}`,
+        )
+        return { kind: 'held', proposalId }
+      }
+      const revisionId = replayed?.id ?? (await applyChange(tx, input))
       await finishClaims(
         tx,
         ids,

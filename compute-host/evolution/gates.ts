@@ -1,6 +1,7 @@
 import type { AgentPolicy } from '../../runtime/evolution/policy.ts'
 import { overlayEntry, skillEntry } from '../../runtime/evolution/catalog.ts'
 import { ProposalRefused } from '../../runtime/evolution/errors.ts'
+import { PROTECTED_KEY } from '../../runtime/evolution/protected-keys.ts'
 import {
   factKey,
   overlayKey,
@@ -17,12 +18,6 @@ export const MIN_CONFIDENCE = 0.7
 export const MIN_TRACES = 2
 
 const FACT_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/
-/**
- * Keys that name what is the owner's alone. A fact is read as guidance by the agent, so a fact
- * "about" tools, hooks, access, secrets or limits could steer around them: refused outright.
- */
-const PROTECTED_KEY =
-  /(^|[._-])(tools?|hooks?|secrets?|vault|auth|authentication|credentials?|passwords?|tokens?|api-?keys?|workspace-access|browser|permissions?|budgets?|limits?|sandbox)([._-]|$)/
 
 export type Change = {
   target: Target

@@ -61,6 +61,7 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
       if (applied.kind === 'ignored') pass.ignored += batch.length
       else pass.processed += batch.length
       if (applied.kind === 'revision') pass.revisions.push(applied.revisionId)
+      if (applied.kind === 'held') pass.held.push(applied.proposalId)
       log.info('evolution batch', { agentId, signals: ids.length, ...applied })
     } catch (error) {
       pass.failed += batch.length
@@ -84,6 +85,7 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
         ignored: 0,
         failed: 0,
         revisions: [],
+        held: [],
         reverted: [],
       }
       pass.recovered = await recoverAbandoned(db)

@@ -12,6 +12,7 @@ import {
 } from '../drizzle-pg-core.ts'
 import type {
   FailureClass,
+  ProposalStatus,
   RevisionOp,
   RevisionTarget,
   SignalKind,
@@ -70,14 +71,76 @@ export const evolutionSignals = pgTable(
   ],
 )
 
-/** The owner's per-agent switch under the global one; no row: the agent follows the global. */
+/**
+ * The owner's per-agent switches under the global ones; no row: the agent follows the global.
+ * `review`: true holds this agent's learned changes for the owner's review, false applies them,
+ * null follows `popagent_evolution_defaults.review`.
+ */
 export const evolutionPolicies = pgTable('popagent_evolution_policies', {
   agentId: text()
     .primaryKey()
     .references(() => agents.id, { onDelete: 'cascade' }),
-  enabled: boolean().notNull(),
+  enabled: boolean().notNull().default(true),
+  review: boolean(),
   updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 })
+
+/** Evolution's own global defaults (one row, seeded by migration 0029). */
+export const evolutionDefaults = pgTable(
+  'popagent_evolution_defaults',
+  {
+    id: boolean().primaryKey().default(true),
+    /** Hold learned changes for review unless an agent says otherwise. */
+    review: boolean().notNull().default(false),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [check('popagent_evolution_defaults_singleton', sql`${t.id}`)],
+)
+
+/**
+ * A learned change held for the owner's review: what the worker would have applied (strategy,
+ * target, the before it read and the after it would write, the hash of that before), with its
+ * evidence. Approval applies it through the worker's transaction and only while the target still
+ * hashes to `before_sha256`; rejection discards it. `decision_key` is the claimed batch's, so a
+ * replayed batch holds one proposal, and the approved revision carries the same key.
+ */
+export const evolutionProposals = pgTable(
+  'popagent_evolution_proposals',
+  {
+    id: text().primaryKey(),
+    agentId: text()
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    targetKind: text().$type<RevisionTarget>().notNull(),
+    targetKey: text().notNull(),
+    strategy: text().notNull(),
+    before: jsonb().$type<Record<string, unknown> | null>(),
+    after: jsonb().$type<Record<string, unknown> | null>(),
+    beforeSha256: text().notNull(),
+    decisionKey: text().notNull(),
+    signalIds: text().array().notNull(),
+    traceIds: text().array().notNull(),
+    sessionId: text(),
+    evidence: text().notNull(),
+    rationale: text().notNull(),
+    status: text().$type<ProposalStatus>().notNull().default('pending'),
+    revisionId: text(),
+    decidedAt: timestamp({ withTimezone: true, mode: 'date' }),
+    createdAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('popagent_evolution_proposals_decision').on(t.decisionKey),
+    index('popagent_evolution_proposals_status_idx').on(t.status, t.createdAt),
+    check(
+      'popagent_evolution_proposals_kind',
+      sql`${t.targetKind} in ('overlay', 'fact', 'skill')`,
+    ),
+    check(
+      'popagent_evolution_proposals_status',
+      sql`${t.status} in ('pending', 'approved', 'rejected')`,
+    ),
+  ],
+)
 
 /**
  * Learned guidance, one row per agent and code-owned catalog entry, kept apart from

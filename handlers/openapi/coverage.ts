@@ -26,6 +26,9 @@ export const BODYLESS: Record<string, string> = {
   'POST /api/autonomy/revisions/:id/revert':
     'appends the compensating revision of the named one; nothing else to choose',
   'POST /api/autonomy/evolution/run': 'runs one pass of the evolution worker now',
+  'POST /api/autonomy/proposals/:id/approve':
+    'applies the named held proposal, once; nothing else to choose',
+  'POST /api/autonomy/proposals/:id/reject': 'discards the named held proposal, once',
   'POST /api/autonomy/evolution/dry-run': 'shows what a pass would change; nothing to choose',
   'POST /api/browser/sessions/:id/takeover':
     'the owner takes the named browser session; nothing else to choose',

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { idSchema } from '../ids.ts'
 import {
   FAILURE_CLASSES,
+  PROPOSAL_STATUSES,
   REVISION_OPS,
   REVISION_TARGETS,
   SIGNAL_KINDS,
@@ -62,11 +63,53 @@ export const EvolutionPolicies = z.object({
   evolutionEnabled: z.boolean(),
   skillCreationEnabled: z.boolean(),
   automaticFactRetention: z.boolean(),
-  /** Each agent's own switch; off wins over the global one. */
-  agents: z.array(z.object({ agentId: z.string(), name: z.string(), enabled: z.boolean() })),
+  /** Learned changes wait in the review queue unless an agent says otherwise. */
+  reviewByDefault: z.boolean(),
+  /** Each agent's own switch (off wins over the global one) and its review choice. */
+  agents: z.array(
+    z.object({
+      agentId: z.string(),
+      name: z.string(),
+      enabled: z.boolean(),
+      /** The agent's own choice; null follows `reviewByDefault`. */
+      review: z.boolean().nullable(),
+      /** What applies to it now. */
+      reviews: z.boolean(),
+    }),
+  ),
 })
 export type EvolutionPolicies = z.infer<typeof EvolutionPolicies>
-export const AgentPolicyPatch = z.strictObject({ enabled: z.boolean() })
+export const AgentPolicyPatch = z
+  .strictObject({ enabled: z.boolean().optional(), review: z.boolean().nullable().optional() })
+  .refine((p) => p.enabled !== undefined || p.review !== undefined, {
+    message: 'name enabled, review or both',
+  })
+export type AgentPolicyPatch = z.infer<typeof AgentPolicyPatch>
+export const EvolutionDefaultsPatch = z.strictObject({ reviewByDefault: z.boolean() })
+
+/** A learned change held for the owner's review, with its evidence and what it would write. */
+export const EvolutionProposal = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  targetKind: z.enum(REVISION_TARGETS),
+  targetKey: z.string(),
+  strategy: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  signalIds: z.array(z.string()),
+  traceIds: z.array(z.string()),
+  evidence: z.string(),
+  rationale: z.string(),
+  status: z.enum(PROPOSAL_STATUSES),
+  /** The revision approval appended. */
+  revisionId: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  createdAt: z.string(),
+})
+export type EvolutionProposal = z.infer<typeof EvolutionProposal>
+export const EvolutionProposalList = z.object({ proposals: z.array(EvolutionProposal) })
+export const ProposalListQuery = z.strictObject({ status: z.enum(PROPOSAL_STATUSES).optional() })
+export const ProposalParams = z.strictObject({ id: idSchema('evolutionProposal') })
 
 /** One pass of the evolution worker: what it claimed and what came of it. */
 export const EvolutionPass = z.object({
@@ -76,6 +119,8 @@ export const EvolutionPass = z.object({
   ignored: z.number(),
   failed: z.number(),
   revisions: z.array(z.string()),
+  /** Proposals the pass held for the owner's review (agents under review). */
+  held: z.array(z.string()),
   /** Compensating revisions the pass appended for changes the same failures followed. */
   reverted: z.array(z.string()),
 })

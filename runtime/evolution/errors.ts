@@ -38,3 +38,26 @@ export const EvolutionAgentNotFound = AppError.define(
   404,
   'agent not found',
 )
+export const ProposalNotFound = AppError.define(
+  'EVOLUTION_PROPOSAL_NOT_FOUND',
+  404,
+  'evolution proposal not found',
+)
+/** The target changed since the proposal read it: approving would overwrite that change. */
+export const ProposalStale = AppError.define(
+  'PROPOSAL_STALE',
+  409,
+  'the target changed since this proposal was made',
+)
+/** Approved proposals cannot be rejected, nor rejected ones approved. */
+export const ProposalDecided = AppError.define(
+  'PROPOSAL_DECIDED',
+  409,
+  'this proposal was decided already',
+)
+/** The policy, a gate or the daily limit says no now; the proposal waits unchanged. */
+export const ProposalBlocked = AppError.define(
+  'PROPOSAL_BLOCKED',
+  409,
+  'the proposal cannot be applied now',
+)

@@ -1,7 +1,12 @@
 import { eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
-import { agents, autonomySettings, evolutionPolicies } from '../../db/schema/index.ts'
-import type { EvolutionPolicies } from '../contracts/evolution.ts'
+import {
+  agents,
+  autonomySettings,
+  evolutionDefaults,
+  evolutionPolicies,
+} from '../../db/schema/index.ts'
+import type { AgentPolicyPatch, EvolutionPolicies } from '../contracts/evolution.ts'
 import { SettingsMissing } from '../settings/singleton.ts'
 import { listRows } from '../agents/index.ts'
 import { EvolutionAgentNotFound } from './errors.ts'
@@ -14,6 +19,14 @@ export type AgentPolicy = {
   evolve: boolean
   skillCreation: boolean
   factRetention: boolean
+  /** Learned changes wait in the review queue for the owner instead of being applied. */
+  review: boolean
+}
+
+async function reviewDefault(tx: Tx | Db, lock: boolean): Promise<boolean> {
+  const query = tx.select({ review: evolutionDefaults.review }).from(evolutionDefaults)
+  const [row] = lock ? await query.for('update') : await query
+  return row?.review ?? false
 }
 
 /**
@@ -24,8 +37,9 @@ export type AgentPolicy = {
 export async function lockPolicy(tx: Tx, agentId: string): Promise<AgentPolicy> {
   const [global] = await tx.select().from(autonomySettings).for('update')
   if (!global) throw new SettingsMissing({ settings: 'autonomy' })
+  const byDefault = await reviewDefault(tx, true)
   const [own] = await tx
-    .select({ enabled: evolutionPolicies.enabled })
+    .select({ enabled: evolutionPolicies.enabled, review: evolutionPolicies.review })
     .from(evolutionPolicies)
     .where(eq(evolutionPolicies.agentId, agentId))
   const evolve = global.evolutionEnabled && own?.enabled !== false
@@ -33,39 +47,64 @@ export async function lockPolicy(tx: Tx, agentId: string): Promise<AgentPolicy> 
     evolve,
     skillCreation: evolve && global.skillCreationEnabled,
     factRetention: evolve && global.automaticFactRetention,
+    review: own?.review ?? byDefault,
   }
 }
 
 export async function policies(db: Db): Promise<EvolutionPolicies> {
-  const [[global], own, rows] = await Promise.all([
+  const [[global], own, rows, byDefault] = await Promise.all([
     db.select().from(autonomySettings),
     db.select().from(evolutionPolicies),
     listRows(db),
+    reviewDefault(db, false),
   ])
   if (!global) throw new SettingsMissing({ settings: 'autonomy' })
-  const off = new Set(own.filter((p) => !p.enabled).map((p) => p.agentId))
+  const ownOf = new Map(own.map((p) => [p.agentId, p]))
   return {
     evolutionEnabled: global.evolutionEnabled,
     skillCreationEnabled: global.skillCreationEnabled,
     automaticFactRetention: global.automaticFactRetention,
-    agents: rows.map((r) => ({ agentId: r.id, name: r.displayName, enabled: !off.has(r.id) })),
+    reviewByDefault: byDefault,
+    agents: rows.map((r) => {
+      const p = ownOf.get(r.id)
+      return {
+        agentId: r.id,
+        name: r.displayName,
+        enabled: p?.enabled !== false,
+        review: p?.review ?? null,
+        reviews: p?.review ?? byDefault,
+      }
+    }),
   }
 }
 
-/** Sets one agent's own switch. */
+/** Sets one agent's own switches: on or off, and review (null: follow the global default). */
 export async function setAgentPolicy(
   db: Db,
   agentId: string,
-  enabled: boolean,
+  patch: AgentPolicyPatch,
 ): Promise<EvolutionPolicies> {
   const [agent] = await db.select({ id: agents.id }).from(agents).where(eq(agents.id, agentId))
   if (!agent) throw new EvolutionAgentNotFound({ agentId })
+  const set = {
+    ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+    ...(patch.review !== undefined && { review: patch.review }),
+  }
   await db
     .insert(evolutionPolicies)
-    .values({ agentId, enabled })
+    .values({ agentId, ...set })
     .onConflictDoUpdate({
       target: evolutionPolicies.agentId,
-      set: { enabled, updatedAt: sql`now()` },
+      set: { ...set, updatedAt: sql`now()` },
     })
+  return policies(db)
+}
+
+/** Whether learned changes wait for review by default (an agent's own choice wins). */
+export async function setReviewDefault(db: Db, review: boolean): Promise<EvolutionPolicies> {
+  await db
+    .insert(evolutionDefaults)
+    .values({ id: true, review })
+    .onConflictDoUpdate({ target: evolutionDefaults.id, set: { review, updatedAt: sql`now()` } })
   return policies(db)
 }
