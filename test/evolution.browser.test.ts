@@ -2,7 +2,7 @@
  * The Autonomy page (issue 39, U2) in a real browser against a real popagent: the evolution
  * switches, a signal with its evidence and trace link, a worker pass from the page whose
  * revision shows its diff, a revert from the page, and an agent's own switch read back through
- * the API. Reflection is answered by the scripted gateway.
+ * the API; then, under review, a held proposal's diff on the page and its approval. Reflection is answered by the scripted gateway.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -108,5 +108,55 @@ describe('the Autonomy page', { skip: browserMissing }, () => {
     await page.waitForResponse((r) => r.url().includes('/api/autonomy/policies'))
     const policies = await okJson(await api().autonomy.policies.$get(), 200)
     assert.equal(policies.agents.find((a) => a.agentId === 'orchistrator')?.enabled, false)
+  })
+
+  test('review: the owner holds changes for review, sees the proposal’s diff, and approves it', async () => {
+    const db = stack.host.resources.databases.application.db
+    await okJson(
+      await api().autonomy.policies[':agentId'].$patch({
+        param: { agentId: 'orchistrator' },
+        json: { enabled: true },
+      }),
+      200,
+    )
+    await page.reload()
+    const hold = page.getByLabel('Hold learned changes for review')
+    await hold.check()
+    await page.waitForResponse((r) => r.url().endsWith('/api/autonomy/policies'))
+    for (let i = 0; i < 2; i++) {
+      await recordSignal(
+        db,
+        {
+          agentId: 'orchistrator',
+          kind: 'loop-stop',
+          failureClass: 'repeated-call',
+          traceId: randomBytes(16).toString('hex'),
+          goal: 'Summarise the changelog',
+          result: { failure: 'repo-brief: the same call three times' },
+          subject: 'changelog',
+        },
+        (t) => t,
+      )
+    }
+    const before = await revisionsCount()
+    await page.getByRole('button', { name: 'Run the worker now' }).click()
+    await page.getByRole('status').filter({ hasText: '1 held for review' }).waitFor()
+    assert.equal(await revisionsCount(), before, 'held: nothing changed')
+    const queue = page.getByRole('table', { name: 'Proposals' })
+    const diff = queue.locator('td.diff').first()
+    await diff.locator('ins', { hasText: overlay.text }).waitFor()
+    assert.equal(await diff.locator('del').innerText(), '(nothing)')
+    await queue.getByText('Goal: Summarise the changelog').waitFor()
+
+    await queue.getByRole('button', { name: /^Approve evp_/ }).click()
+    await page.getByText('Nothing is waiting for review.').waitFor()
+    const listed = await okJson(await api().autonomy.revisions.$get(), 200)
+    assert.equal(listed.revisions.length, before + 1)
+    assert.equal(listed.revisions[0]!.op, 'create')
+    assert.match(listed.revisions[0]!.rationale, /approved by the owner/)
+    await page
+      .getByRole('table', { name: 'Revisions' })
+      .getByRole('button', { name: `Revert ${listed.revisions[0]!.id}` })
+      .waitFor()
   })
 })

@@ -2,6 +2,7 @@ import { createSignal, For, Show } from 'solid-js'
 import type {
   EvolutionDryRun,
   EvolutionPass,
+  EvolutionProposal,
   EvolutionRevision,
   EvolutionSignal,
 } from '../../../runtime/contracts/evolution.ts'
@@ -11,16 +12,21 @@ import { Empty, ListTable } from '../components/list-table.tsx'
 import { ErrorNote } from '../components/status.tsx'
 import { createSubmission } from '../forms/submission.ts'
 import {
+  approveProposal,
   getEvolutionPolicies,
+  getProposals,
   getRevisions,
   getSignals,
   ignoreSignal,
   previewEvolution,
+  rejectProposal,
   retrySignal,
   revertRevision,
   runEvolutionNow,
   setAgentEvolution,
+  setAgentReview,
   setGlobal,
+  setReviewByDefault,
 } from '../queries/autonomy.ts'
 import { createData } from '../queries/data.ts'
 import './admin.css'
@@ -28,14 +34,17 @@ import './autonomy.css'
 
 /**
  * Autonomy: what the agents learn on their own and how to take it back. The switches (global and
- * per agent; off wins), the evidence the worker reads (signals, with their traces), every change
- * it made (revisions, each with its before and after and a Revert), and a worker pass now.
+ * per agent; off wins; applied automatically or held for review), the review queue (held
+ * proposals with their diff, Approve and Reject), the evidence the worker reads (signals, with
+ * their traces), every change it made (revisions, each with its before and after and a Revert),
+ * and a worker pass now.
  */
 export default function Autonomy() {
   return (
     <section class="stack admin autonomy">
       <h1>Autonomy</h1>
       <Policies />
+      <ReviewQueue />
       <Signals />
       <Revisions />
     </section>
@@ -88,6 +97,39 @@ function Policies() {
                 {(a) => toggle(`${a.name}`, a.enabled, (on) => setAgentEvolution(a.agentId, on))}
               </For>
             </div>
+            <p class="muted">
+              Review: a learned change either applies at once (it can still be reverted) or waits in
+              the review queue below until you approve it.
+            </p>
+            <div class="row wrap">
+              {toggle('Hold learned changes for review', p().reviewByDefault, (on) =>
+                setReviewByDefault(on),
+              )}
+              <For each={p().agents}>
+                {(a) => (
+                  <span>
+                    {a.name}{' '}
+                    <select
+                      aria-label={`Review for ${a.name}`}
+                      disabled={action.busy()}
+                      value={a.review === null ? 'default' : a.review ? 'review' : 'automatic'}
+                      onChange={(e) => {
+                        const v = e.currentTarget.value
+                        void action.run(() =>
+                          setAgentReview(a.agentId, v === 'default' ? null : v === 'review'),
+                        )
+                      }}
+                    >
+                      <option value="default">
+                        as default ({p().reviewByDefault ? 'review' : 'automatic'})
+                      </option>
+                      <option value="automatic">automatic</option>
+                      <option value="review">review</option>
+                    </select>
+                  </span>
+                )}
+              </For>
+            </div>
           </>
         )}
       </Show>
@@ -111,7 +153,8 @@ function Policies() {
           {(r) => (
             <span role="status">
               Claimed {r().claimed}, processed {r().processed}, ignored {r().ignored}, failed{' '}
-              {r().failed}; {r().revisions.length} change(s), {r().reverted.length} taken back.
+              {r().failed}; {r().revisions.length} change(s), {r().held.length} held for review,{' '}
+              {r().reverted.length} taken back.
             </span>
           )}
         </Show>
@@ -140,6 +183,88 @@ function Policies() {
       </Show>
       <ErrorNote error={action.error()} />
     </div>
+  )
+}
+
+function ReviewQueue() {
+  const proposals = createData(() => getProposals())
+  return (
+    <div class="card stack">
+      <h2>Review queue</h2>
+      <p class="muted">
+        Learned changes held for an agent under review. Approve applies one now, if its target still
+        holds what it held when the change was proposed; Reject discards it.
+      </p>
+      <ErrorNote error={proposals.error()} />
+      <Show
+        when={(proposals.data()?.proposals.length ?? 0) > 0}
+        fallback={<Empty>Nothing is waiting for review.</Empty>}
+      >
+        <ListTable
+          label="Proposals"
+          head={
+            <>
+              <th class="hide-narrow">When</th>
+              <th>Target</th>
+              <th>Change</th>
+              <th>Before → after</th>
+              <th>Evidence</th>
+              <th>Actions</th>
+            </>
+          }
+        >
+          <For each={proposals.data()?.proposals}>{(p) => <ProposalRow proposal={p} />}</For>
+        </ListTable>
+      </Show>
+    </div>
+  )
+}
+
+function ProposalRow(props: { proposal: EvolutionProposal }) {
+  const action = createSubmission()
+  const p = () => props.proposal
+  return (
+    <tr>
+      <td class="hide-narrow">{when(p().createdAt)}</td>
+      <td>
+        {p().targetKind}
+        <div class="mono">{p().targetKey}</div>
+      </td>
+      <td>
+        {p().strategy}
+        <div class="muted">{p().rationale}</div>
+      </td>
+      <td class="diff" aria-label={`Diff of ${p().id}`}>
+        <del>{describe(p().before)}</del>
+        <ins>{describe(p().after)}</ins>
+      </td>
+      <td>
+        <pre class="evidence">{p().evidence}</pre>
+        <For each={p().traceIds}>
+          {(t, i) => <a href={`#/observability/traces/${t}`}>trace {i() + 1} </a>}
+        </For>
+      </td>
+      <td>
+        <button
+          type="button"
+          aria-label={`Approve ${p().id}`}
+          disabled={action.busy()}
+          onClick={() => void action.run(() => approveProposal(p().id))}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          aria-label={`Reject ${p().id}`}
+          disabled={action.busy()}
+          onClick={() => void action.run(() => rejectProposal(p().id))}
+        >
+          Reject
+        </button>
+        <ErrorNote error={action.error()} />
+      </td>
+    </tr>
   )
 }
 

@@ -12,11 +12,39 @@ export const getSignals = query(
   'evolution-signals',
 )
 export const getRevisions = query(() => ok(api.autonomy.revisions.$get()), 'evolution-revisions')
+/** The review queue: proposals waiting for the owner. */
+export const getProposals = query(
+  () => ok(api.autonomy.proposals.$get({ query: {} })),
+  'evolution-proposals',
+)
 
-const changed = () => revalidate([getEvolutionPolicies.key, getSignals.key, getRevisions.key])
+const changed = () =>
+  revalidate([getEvolutionPolicies.key, getSignals.key, getRevisions.key, getProposals.key])
 
 export async function setGlobal(json: AutonomySettingsPatch) {
   await ok(api.settings.autonomy.$patch({ json }))
+  await changed()
+}
+
+/** Whether learned changes wait for review unless an agent chooses otherwise. */
+export async function setReviewByDefault(reviewByDefault: boolean) {
+  await ok(api.autonomy.policies.$patch({ json: { reviewByDefault } }))
+  await changed()
+}
+
+/** One agent's review choice; null follows the global default. */
+export async function setAgentReview(agentId: string, review: boolean | null) {
+  await ok(api.autonomy.policies[':agentId'].$patch({ param: { agentId }, json: { review } }))
+  await changed()
+}
+
+export async function approveProposal(id: string) {
+  await ok(api.autonomy.proposals[':id'].approve.$post({ param: { id } }))
+  await changed()
+}
+
+export async function rejectProposal(id: string) {
+  await ok(api.autonomy.proposals[':id'].reject.$post({ param: { id } }))
   await changed()
 }
 
