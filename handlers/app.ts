@@ -87,7 +87,7 @@ export const app = new Hono<AppEnv>()
   .use(requestId, securityHeaders, allowedHosts)
   // A channel's service posts here, proving itself by signature instead of the owner's API key
   // (routes/channels-inbound.ts); registered before /api, so /api's key check is not reached.
-  .route('/api/channels', channelInbound(hostClient))
+  .route('/api/channels', channelInbound(sameOriginWrites, hostClient))
   .route('/api', api)
 
 // Hoisted, and typed so that `app`'s type does not depend on itself through the route above.

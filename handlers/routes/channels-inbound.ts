@@ -20,9 +20,15 @@ const PASSED = /^(webhook-|x-telegram-bot-api-|x-slack-|content-type$)/
  * proof are the same 401, so a prober learns nothing. Accepted: `202 { eventId, duplicate }`
  * (a redelivery is `duplicate: true` and runs nothing), or Slack's URL challenge answered.
  */
-export const channelInbound = (hostClient: MiddlewareHandler<AppEnv>) =>
+export const channelInbound = (
+  sameOriginWrites: MiddlewareHandler<AppEnv>,
+  hostClient: MiddlewareHandler<AppEnv>,
+) =>
   new Hono<AppEnv>().post(
     '/:id/inbound',
+    // A channel's service posts from a server, with no Origin; a browser's cross-site post is
+    // refused (403) as on every other write, before any channel is looked up.
+    sameOriginWrites,
     // The host client, which /api's middleware would otherwise have set.
     hostClient,
     validate('param', InboundParams),
