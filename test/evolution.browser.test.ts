@@ -147,6 +147,7 @@ describe('the Autonomy page', { skip: browserMissing }, () => {
     await diff.locator('ins', { hasText: overlay.text }).waitFor()
     assert.equal(await diff.locator('del').innerText(), '(nothing)')
     await queue.getByText('Goal: Summarise the changelog').waitFor()
+    await screenshotBoth(page, 'autonomy-review')
 
     await queue.getByRole('button', { name: /^Approve evp_/ }).click()
     await page.getByText('Nothing is waiting for review.').waitFor()
