@@ -85,6 +85,9 @@ export const HostEnv = z
       .pipe(z.array(z.array(z.string().min(1)).min(1)).max(10)),
     // A task claim not renewed for this long is abandoned (its host died) and recovered.
     POPAGENT_TASK_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+    // A channel outbox chunk claimed but not finished for this long (its host died mid-send) is
+    // sent again (compute-host/channels/outbox/engine.ts).
+    POPAGENT_OUTBOX_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
     // The owner's browser MCP server's Unix socket (docs/browser.md); unset: the one
     // `popagent browser-server` makes, POPAGENT_DATA_DIR/browser/mcp.sock.
     POPAGENT_BROWSER_SOCKET: z.string().min(1).optional(),

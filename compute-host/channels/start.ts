@@ -15,7 +15,12 @@ import { taskDeliveries } from './task-deliveries.ts'
 export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
   const db = $.databases.application.db
   const directory = createChannelDirectory({ db, vault: $.vault })
-  const outbox = createOutbox({ db, directory, log: log.child({ component: 'outbox' }) })
+  const outbox = createOutbox({
+    db,
+    directory,
+    log: log.child({ component: 'outbox' }),
+    leaseMs: $.env.POPAGENT_OUTBOX_LEASE_MS,
+  })
   const service = createChannelService({
     db,
     directory,

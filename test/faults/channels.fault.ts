@@ -9,14 +9,33 @@
  * unique, so a resent chunk shows as a repeat and a dropped one as a gap).
  * Random but seeded, so a failure can be replayed: the seed is printed with the figures; rerun
  * with POPAGENT_FAULT_SEED=<n>.
- *
- * Not here yet: kill -9 of a host process while the outbox sends. The outbox's lease is fixed at
- * 60 s (compute-host/channels/outbox/engine.ts), longer than the short mode's budget; the
- * in-process restart case is test/channels.e2e.test.ts's "queued chunks survive a host restart".
+
+ * - kill -9 of a `popagent host` process while its outbox sends to a slow webhook receiver, and
+ *   a fresh host in its place: every chunk must arrive, in order per conversation. Counted by the
+ *   chunk's stable key (`webhook-id`, `<delivery>.<seq>`): the chunk in flight at a kill may
+ *   arrive twice (the dead host could not know it was received; the engine promises at least
+ *   once, with the key for the receiver to dedupe), so a repeat of a key is counted apart and may
+ *   not exceed the chunks that were in flight at the kills.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
+import { createChannel } from '../../compute-host/channels/settings.ts'
+import { enqueueChunks } from '../../compute-host/channels/outbox/sql/enqueue.ts'
+import { migrateDatabase } from '../../compute-host/database/migrate.ts'
+import { openNodePostgres } from '../../compute-host/database/postgres.ts'
+import { openVault } from '../../compute-host/secrets/vault.ts'
+import { eq } from '../../db/drizzle-orm.ts'
+import { channelOutbox } from '../../db/schema/index.ts'
+import { splitForChannel } from '../../runtime/channels/split-text.ts'
+import { createSecretRedactor } from '../../runtime/redaction.ts'
+import { createDatabaseOnServer } from '../support/database.ts'
+import { startScriptedGateway } from '../support/scripted-gateway.ts'
+import { startWebhookReceiver } from '../support/webhook-receiver.ts'
+import { startHostProcess, type HostProcess } from './support/process-faults/host-process.ts'
 import { messagesOf } from '../support/chat.ts'
 import { startFakeTelegram, type TelegramCall } from '../support/fake-telegram.ts'
 import type { RecordedRequest } from '../support/scripted-gateway.ts'
@@ -31,6 +50,16 @@ const STORM = sized(24, 120)
 const CHATS = sized(3, 8)
 const WORDS_PER_CHAT = sized(1_200, 2_600)
 const REFUSALS_PER_CHAT = sized(2, 4)
+/** Telegram's message limit (the adapter cuts at it), to know each post's chunk count. */
+const TELEGRAM_MAX_CHARS = 4_096
+// A host start is most of this scenario's time: short mode kills once.
+const KILLS = sized(1, 6)
+const CONVERSATIONS = sized(4, 10)
+const CHUNKS_PER_CONVERSATION = sized(6, 20)
+const OUTBOX_LEASE_MS = 1_000
+/** The key startHostProcess gives every host (host-process.ts), so this test's vault matches. */
+const HOST_VAULT_KEY = Buffer.alloc(32, 7).toString('base64')
+const OUTBOUND = 'whsec-fault-outbound-secret-0123456789'
 
 const ROUTE = 'remote/selected'
 const API_KEY = 'channels-fault-api-key-0123456789'
@@ -116,21 +145,26 @@ test(
       ).length
       const stormAnswers = sendsTo('42').filter((c) => c.params.text === `Echo ${marker}`).length
 
-      // The bursts: each chat gets one long post; its sends are refused 429 at random points.
+      // The bursts: each chat gets one long post; its sends are refused 429 at random chunks.
+      // A refusal's `skip` counts that chat's calls after the previous refusal (whose retry is
+      // the next call), so each one is placed within the calls still to come and is always met.
       const chats = Array.from({ length: CHATS }, (_, i) => String(700 + i))
+      const wordsOf = (chat: string) =>
+        Array.from({ length: WORDS_PER_CHAT }, (_, i) => `c${chat}w${i}`)
       let scripted = 0
       for (const chat of chats) {
+        const chunks = splitForChannel(wordsOf(chat).join(' '), TELEGRAM_MAX_CHARS).length
+        let at = 1
         for (let r = 0; r < REFUSALS_PER_CHAT; r++) {
-          telegram.refuseInChat('sendMessage', chat, between(0, 2), {
-            status: 429,
-            retryAfter: 1,
-          })
+          const skip = between(0, Math.min(2, chunks - at))
+          telegram.refuseInChat('sendMessage', chat, skip, { status: 429, retryAfter: 1 })
+          at += skip
           scripted++
         }
       }
       const posts = await Promise.all(
         chats.map(async (chat) => {
-          const words = Array.from({ length: WORDS_PER_CHAT }, (_, i) => `c${chat}w${i}`)
+          const words = wordsOf(chat)
           const posted = await okJson(
             await api.channels[':id'].post.$post({
               param: { id: channel.id },
@@ -212,6 +246,163 @@ test(
       stack.gateway.respondWith(undefined)
       await stack.stop()
       await telegram.close()
+    }
+  },
+)
+
+test(
+  `kill -9 of a host while its outbox sends (${faultMode}: ${KILLS} kills, ${CONVERSATIONS}×${CHUNKS_PER_CONVERSATION} chunks, seed ${SEED})`,
+  { timeout: sized(90_000, 400_000) },
+  async () => {
+    const random = seededRandom(SEED + 1)
+    const cleanup: Array<() => Promise<unknown>> = []
+    try {
+      const application = await createDatabaseOnServer()
+      cleanup.push(application.drop)
+      const observability = await createDatabaseOnServer()
+      cleanup.push(observability.drop)
+      const handle = openNodePostgres(application.url, { max: 3, applicationName: 'fault-test' })
+      cleanup.push(() => handle.close())
+      const { db } = handle
+      await migrateDatabase(handle)
+      const gateway = await startScriptedGateway({ models: [{ id: ROUTE }] })
+      cleanup.push(() => gateway.close())
+      const receiver = await startWebhookReceiver(OUTBOUND)
+      cleanup.push(() => receiver.close())
+      // A slow service: each answer takes a while, so a kill lands with a chunk in flight.
+      receiver.hold(120)
+      const workspaceRoot = await mkdtemp(join(tmpdir(), 'popagent-faults-'))
+      cleanup.push(() => rm(workspaceRoot, { recursive: true, force: true }))
+      await mkdir(join(workspaceRoot, 'popagent'))
+
+      // The channel, made as the host makes it (its secrets in the vault the hosts share).
+      const vault = await openVault({
+        env: { POPAGENT_SECRET_KEY: HOST_VAULT_KEY, POPAGENT_SECRET_KEYS_PREVIOUS: [] },
+        db,
+        redactor: createSecretRedactor(),
+      })
+      const channel = await createChannel(
+        { db, vault },
+        {
+          kind: 'webhook',
+          name: 'Killed mid-send',
+          allowedSenders: ['alice'],
+          settings: { callbackUrl: receiver.url, allowLoopback: true },
+          secrets: { signing: ['whsec-fault-signing-secret-0123456789'], outbound: OUTBOUND },
+        },
+      )
+      const deliveries = Array.from({ length: CONVERSATIONS }, (_, i) => ({
+        id: `dlv_fault-${SEED}-${i}`,
+        conversation: `conv-${i}`,
+      }))
+      for (const d of deliveries) {
+        await enqueueChunks(db, {
+          channelId: channel.id,
+          bindingId: null,
+          target: { conversation: d.conversation, thread: '' },
+          deliveryId: d.id,
+          chunks: Array.from(
+            { length: CHUNKS_PER_CONVERSATION },
+            (_, i) => `${d.id} part ${i + 1}`,
+          ),
+          paceMs: 0,
+        })
+      }
+
+      const hostEnv = {
+        databaseUrl: application.url,
+        observabilityUrl: observability.url,
+        gatewayUrl: gateway.url,
+        workspaceRoot,
+        leaseMs: 30_000,
+        extra: { POPAGENT_OUTBOX_LEASE_MS: String(OUTBOX_LEASE_MS) },
+      }
+      const everyHost: HostProcess[] = []
+      cleanup.push(() => Promise.all(everyHost.map((h) => h.stop())))
+      const launch = async () => {
+        const host = await startHostProcess(`host-${everyHost.length}`, hostEnv)
+        everyHost.push(host)
+        return host
+      }
+      let host = await launch()
+      const sending = async () =>
+        (await db.select().from(channelOutbox).where(eq(channelOutbox.state, 'sending'))).length
+      let inFlightAtKills = 0
+      let killsMidSend = 0
+      for (let k = 0; k < KILLS; k++) {
+        // A random moment after some chunks went, then the first moment a chunk is in flight.
+        const after = receiver.received.length + 1 + Math.floor(random() * 4)
+        await waitFor(
+          () => (receiver.received.length >= after ? true : undefined),
+          20_000,
+          'chunks to flow',
+        )
+        await waitFor(async () => ((await sending()) > 0 ? true : undefined), 5_000).catch(
+          () => undefined,
+        )
+        const inFlight = await sending()
+        await host.kill()
+        inFlightAtKills += inFlight
+        if (inFlight > 0) killsMidSend++
+        host = await launch()
+      }
+      const total = CONVERSATIONS * CHUNKS_PER_CONVERSATION
+      await waitFor(
+        async () => {
+          const rows = await db.select().from(channelOutbox)
+          return rows.length === total && rows.every((r) => r.state === 'sent') ? true : undefined
+        },
+        sized(40_000, 200_000),
+        'every chunk sent after the kills',
+      )
+
+      // Count by key: first arrivals in order per conversation, repeats apart.
+      const seen = new Map<string, number>()
+      for (const r of receiver.received) seen.set(r.id, (seen.get(r.id) ?? 0) + 1)
+      let lost = 0
+      let outOfOrder = 0
+      for (const d of deliveries) {
+        const keys = Array.from({ length: CHUNKS_PER_CONVERSATION }, (_, i) => `${d.id}.${i + 1}`)
+        lost += keys.filter((key) => !seen.has(key)).length
+        const firsts = [
+          ...new Set(receiver.received.filter((r) => r.id.startsWith(`${d.id}.`)).map((r) => r.id)),
+        ]
+        if (firsts.join(' ') !== keys.filter((key) => seen.has(key)).join(' ')) outOfOrder++
+      }
+      const resent = [...seen.values()].reduce((n, count) => n + count - 1, 0)
+      const unverified = receiver.received.filter((r) => !r.verified).length
+      const figures = {
+        seed: SEED,
+        kills: KILLS,
+        killsMidSend,
+        chunks: total,
+        received: receiver.received.length,
+        distinctKeys: seen.size,
+        lost,
+        // Repeats of a key beyond the chunks in flight at the kills: a chunk sent twice that
+        // no kill excuses.
+        duplicated: Math.max(0, resent - inFlightAtKills),
+        resentInFlight: resent,
+        inFlightAtKills,
+        conversationsOutOfOrder: outOfOrder,
+        unverified,
+        outboxLeaseMs: OUTBOX_LEASE_MS,
+      }
+      await recordFigures('channels-kill', figures)
+
+      assert.equal(lost, 0, 'chunks lost')
+      assert.equal(seen.size, total, 'distinct chunk keys received')
+      assert.equal(outOfOrder, 0, 'conversations whose chunks arrived out of order')
+      assert.equal(
+        figures.duplicated,
+        0,
+        `${resent} chunks arrived twice, more than the ${inFlightAtKills} in flight at the kills`,
+      )
+      assert.equal(unverified, 0, 'every chunk signed')
+      assert.ok(killsMidSend > 0, 'no kill landed while a chunk was in flight: the fault was idle')
+      for (const h of everyHost.slice(-1)) assert.ok(h.alive(), `${h.name} died unasked`)
+    } finally {
+      for (const step of cleanup.reverse()) await step().catch(() => {})
     }
   },
 )

@@ -21,6 +21,8 @@ export type WebhookReceiver = {
   received: Received[]
   /** The next requests are answered with these statuses (and headers), in order. */
   answer(...replies: { status: number; headers?: Record<string, string> }[]): void
+  /** Every answer from now on waits this long after the request is recorded (a slow service). */
+  hold(ms: number): void
   close(): Promise<void>
 }
 
@@ -31,6 +33,7 @@ export function signStandardWebhook(secret: string, id: string, timestamp: numbe
 export async function startWebhookReceiver(secret: string): Promise<WebhookReceiver> {
   const received: Received[] = []
   const replies: { status: number; headers?: Record<string, string> }[] = []
+  let holdMs = 0
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -44,6 +47,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
     if (!reply || reply.status < 300) {
       received.push({ id, timestamp, verified, body: JSON.parse(body), at: Date.now() })
     }
+    if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs))
     res.writeHead(reply?.status ?? (verified ? 200 : 401), reply?.headers ?? {})
     res.end()
   })
@@ -53,6 +57,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
     url: `http://127.0.0.1:${port}/hooks/popagent`,
     received,
     answer: (...list) => void replies.push(...list),
+    hold: (ms) => void (holdMs = ms),
     close,
   }
 }

@@ -31,6 +31,8 @@ export type HostEnvironment = {
   gatewayUrl: string
   workspaceRoot: string
   leaseMs: number
+  /** More of the host's environment (a test's own knob, e.g. the outbox lease). */
+  extra?: Record<string, string>
 }
 
 export async function startHostProcess(name: string, env: HostEnvironment): Promise<HostProcess> {
@@ -46,6 +48,7 @@ export async function startHostProcess(name: string, env: HostEnvironment): Prom
       POPAGENT_HOST_PORT: '0',
       POPAGENT_WORKSPACE_ROOT: env.workspaceRoot,
       POPAGENT_TASK_LEASE_MS: String(env.leaseMs),
+      ...env.extra,
     },
     // Two busy cores and a second host starting alongside: start-up may be slow.
     90_000,
