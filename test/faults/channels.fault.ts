@@ -255,6 +255,8 @@ test(
   { timeout: sized(90_000, 400_000) },
   async () => {
     const random = seededRandom(SEED + 1)
+    const began = Date.now()
+    let setupDone = began
     const cleanup: Array<() => Promise<unknown>> = []
     try {
       const application = await createDatabaseOnServer()
@@ -319,11 +321,15 @@ test(
       }
       const everyHost: HostProcess[] = []
       cleanup.push(() => Promise.all(everyHost.map((h) => h.stop())))
+      const hostStartsMs: number[] = []
       const launch = async () => {
+        const started = Date.now()
         const host = await startHostProcess(`host-${everyHost.length}`, hostEnv)
+        hostStartsMs.push(Date.now() - started)
         everyHost.push(host)
         return host
       }
+      setupDone = Date.now()
       let host = await launch()
       const sending = async () =>
         (await db.select().from(channelOutbox).where(eq(channelOutbox.state, 'sending'))).length
@@ -387,6 +393,8 @@ test(
         conversationsOutOfOrder: outOfOrder,
         unverified,
         outboxLeaseMs: OUTBOX_LEASE_MS,
+        hostStartsMs,
+        setupMs: setupDone - began,
       }
       await recordFigures('channels-kill', figures)
 
