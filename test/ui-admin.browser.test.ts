@@ -163,6 +163,18 @@ describe('admin pages', () => {
       assert.ok(options.includes('remote/a') && options.includes('remote/b'), options.join())
       const stored = await okJson(await client().api.settings['agent-runtime'].$get())
       assert.equal(stored.supervisorMaxSteps, 30)
+      // The embedding model is chosen here (docs search names this place), and `none` is null.
+      const embedding = page.getByLabel('Embedding model')
+      assert.equal(await embedding.inputValue(), '')
+      await embedding.selectOption('remote/b')
+      await page.getByRole('button', { name: 'Save memory' }).click()
+      await page.getByText('Saved: Embedding model.').waitFor()
+      const memory = () => client().api.settings.memory.$get()
+      assert.equal((await okJson(await memory())).embeddingModel, 'remote/b')
+      await embedding.selectOption('')
+      await page.getByRole('button', { name: 'Save memory' }).click()
+      await page.getByText('Saved: Embedding model.').waitFor()
+      assert.equal((await okJson(await memory())).embeddingModel, null)
       await shoot('settings')
 
       await page.getByLabel('Supervisor max steps').fill('500')
@@ -393,7 +405,10 @@ describe('admin pages', () => {
 
       // Each saved tool carries the host's answer: what a run gets, and why not when it cannot.
       const chip = (tool: string) => editor.locator(`[data-tool="${tool}"] .tool-state`)
-      await chip('browser').getByText('not installed on this host').waitFor()
+      // The browser is built but off by default: the chip says where it is switched on.
+      await chip('browser')
+        .getByText('browser automation is switched off in the settings')
+        .waitFor()
       // A repository is registered (the default one), so a repository tool is ready in it.
       assert.equal(await chip('workspace-read').innerText(), 'ready in the chat’s repository')
       assert.equal(await chip('web-search').innerText(), 'ready')

@@ -91,6 +91,9 @@ describe('observability pages', { skip: browserMissing }, () => {
     const link = traces.getByRole('link').first()
     await link.waitFor()
     assert.match(await traces.innerText(), /turn\s+ok/)
+    // The run is named by its session's title and links to the conversation, not an id.
+    const subject = traces.getByRole('link', { name: 'Look it up' }).first()
+    assert.match((await subject.getAttribute('href')) ?? '', new RegExp(`/sessions/${sessionId}$`))
     assert.match(
       await page.locator('.card', { hasText: 'Feedback' }).innerText(),
       /missed the point/,

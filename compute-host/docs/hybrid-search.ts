@@ -47,7 +47,8 @@ export async function searchDocs(
 ): Promise<DocSearchResult> {
   const { embeddingModel: model } = await Settings.memory.get(deps.db)
   const vectorLeg = async (): Promise<{ rows: DocChunkRow[]; note?: string }> => {
-    if (!model) return { rows: [], note: 'no embedding model in the memory settings' }
+    if (!model)
+      return { rows: [], note: 'no embedding model is set (Settings → Memory → Embedding model)' }
     if (!(await hasDocVectors(deps.db))) return { rows: [], note: 'pgvector is not available' }
     try {
       const timeout = AbortSignal.timeout(EMBED_TIMEOUT_MS)

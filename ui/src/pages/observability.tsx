@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/status.tsx'
 import { usd, UsageLine } from '../components/usage-cost.tsx'
 import { createData } from '../queries/data.ts'
 import { getHealth } from '../queries/health.ts'
+import { getSessions } from '../queries/sessions.ts'
 import {
   getFeedback,
   getObservabilityHealth,
@@ -92,6 +93,16 @@ const EmptyRow = (props: { cols: number }) => (
 function Traces() {
   const [filters, setFilters] = createSignal<Partial<TraceListQuery>>({})
   const traces = createData(() => getTraces(filters()))
+  // Titles of the sessions the list may name (the newest, active and archived), by id.
+  const active = createData(() => getSessions('active'))
+  const archived = createData(() => getSessions('archived'))
+  const titles = () =>
+    new Map(
+      [...(active.data()?.sessions ?? []), ...(archived.data()?.sessions ?? [])].map((s) => [
+        s.id,
+        s.title,
+      ]),
+    )
   const field = (name: 'sessionId' | 'taskId' | 'agentId', label: string) => (
     <label>
       {label}{' '}
@@ -149,13 +160,46 @@ function Traces() {
                 <td>{t.name}</td>
                 <td classList={{ error: t.status === 'error' }}>{t.status}</td>
                 <td>{t.durationMs === null ? '…' : `${t.durationMs} ms`}</td>
-                <td class="mono">{t.taskId ?? t.sessionId ?? ''}</td>
+                <td>
+                  <RunSubject taskId={t.taskId} sessionId={t.sessionId} titles={titles()} />
+                </td>
               </tr>
             )}
           </For>
         </tbody>
       </table>
     </div>
+  )
+}
+
+/**
+ * What a trace ran for, as the owner knows it: a chat session by its title, linked to the
+ * conversation, or a task linked to its page (ids only where the session is gone).
+ */
+function RunSubject(props: {
+  taskId: string | null
+  sessionId: string | null
+  titles: ReadonlyMap<string, string>
+}) {
+  return (
+    <Show
+      when={props.taskId}
+      fallback={
+        <Show when={props.sessionId}>
+          {(id) => (
+            <Show when={props.titles.get(id())} fallback={<span class="mono">{id()}</span>}>
+              {(title) => <A href={`/sessions/${id()}`}>{title()}</A>}
+            </Show>
+          )}
+        </Show>
+      }
+    >
+      {(id) => (
+        <A href={`/tasks/${id()}`} class="mono">
+          task {id()}
+        </A>
+      )}
+    </Show>
   )
 }
 

@@ -18,6 +18,8 @@ export type Field<K extends string> = {
   hint?: string
   /** Why the setting does nothing yet: shown, and the input disabled (settings-not-built.ts). */
   notBuilt?: string
+  /** An empty input is sent as null (a model picker offers it as `none`). */
+  nullable?: true
 } & (
   | { type: 'number'; step?: string }
   | { type: 'text' | 'textarea' | 'bool' | 'model' }
@@ -211,7 +213,21 @@ export const MEMORY: Group<keyof MemorySettingsPatch>[] = [
         key: 'recallBudgetTokens',
         label: 'Recall budget (tokens)',
         type: 'number',
-        hint: 'The most the recalled notes may add to a request. The embedding model and fact retention are set through the API.',
+        hint: 'The most the recalled notes may add to a request.',
+      },
+      {
+        key: 'embeddingModel',
+        label: 'Embedding model',
+        type: 'model',
+        nullable: true,
+        hint: 'The gateway model that embeds recalled notes and imported documents for meaning search (needs pgvector); none: full-text search only.',
+      },
+      {
+        key: 'factRetentionDays',
+        label: 'Keep agent facts (days)',
+        type: 'number',
+        nullable: true,
+        hint: 'Agent and evolution facts older than this are pruned; empty keeps them. Your own memories are never pruned.',
       },
     ],
   },

@@ -60,7 +60,7 @@ export function SettingInput(props: {
             onChange={(e) => props.onChange(e.currentTarget.value)}
           >
             <For each={optionsOf(props.field, props.models, text())}>
-              {(o) => <option value={o}>{o}</option>}
+              {(o) => <option value={o}>{o === '' ? 'none' : o}</option>}
             </For>
           </select>
           {problem}
@@ -83,8 +83,12 @@ export function SettingInput(props: {
   )
 }
 
-/** A select's options; a model picker always lists the stored model, even one the catalog lacks. */
+/**
+ * A select's options; a model picker always lists the stored model, even one the catalog lacks,
+ * and `none` first when the setting may be null.
+ */
 function optionsOf(field: Field<string>, models: string[], current: string): readonly string[] {
   if (field.type === 'select') return field.options
-  return current && !models.includes(current) ? [current, ...models] : models
+  const listed = current && !models.includes(current) ? [current, ...models] : models
+  return field.nullable ? ['', ...listed] : listed
 }

@@ -14,6 +14,7 @@ type Inputs = Record<string, string | boolean>
 // otherwise, so the server names the field it refuses.
 const toInput = (value: unknown) => (typeof value === 'boolean' ? value : String(value ?? ''))
 function toWire(field: Field<string>, value: string | boolean): unknown {
+  if (field.nullable && value === '') return null
   if (field.type !== 'number' || typeof value !== 'string') return value
   const n = Number(value)
   return value.trim() !== '' && Number.isFinite(n) ? n : value
