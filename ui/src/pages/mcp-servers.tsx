@@ -240,7 +240,8 @@ function NewServer() {
             <div class="row">
               <label>
                 <input type="checkbox" {...flag('allowNetwork')} disabled={form.values.runOnHost} />{' '}
-                Network in the sandbox
+                Network in the sandbox (the host's network, loopback included: it can reach what
+                listens on this machine)
               </label>
               <label>
                 <input type="checkbox" {...flag('runOnHost')} /> Run on the host, outside the
