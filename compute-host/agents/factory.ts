@@ -258,21 +258,23 @@ export function createAgentFactory(factoryOptions: {
     },
     async build(options: BuildOptions = {}): Promise<RunAgents> {
       const snapshot = options.config ?? (await config.snapshot())
-      // Tools decided per run (the browser's setting and live catalog), beside the row reads.
-      const deciding = tools.forRun ? tools.forRun(snapshot) : Promise.resolve(tools)
-      const mcpDeciding = factoryOptions.mcpTools?.forRun()
-      const [rows, skillRows, overlays] = await Promise.all([
+      // Tools decided per run (the browser's setting and live catalog, the MCP servers' tools),
+      // beside the row reads. One Promise.all: a promise started here and awaited only after
+      // another await would be an unhandled rejection when that other await throws first (a
+      // database restarting under a task attempt killed the host that way).
+      const [rows, skillRows, overlays, runTools, mcp] = await Promise.all([
         snapshot.agentRows(),
         snapshot.enabledSkillRows(),
         snapshot.learnedOverlays(),
+        tools.forRun ? tools.forRun(snapshot) : tools,
+        factoryOptions.mcpTools?.forRun(),
       ])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
-      const runTools = await deciding
       const unavailableTools: UnavailableTool[] = []
       const run: RunResources = {
         host: { sandbox, tools: runTools },
         workspaces: [],
-        ...(mcpDeciding && { mcp: await mcpDeciding }),
+        ...(mcp && { mcp }),
         ...(options.workspaceRoot && { shellRefusal: shellRefusalFor(options.workspaceRoot) }),
       }
       const supervisorRow = rows.find((r) => r.id === SUPERVISOR_AGENT_ID)
