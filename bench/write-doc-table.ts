@@ -124,11 +124,14 @@ export function replaceSection(
 }
 
 /** Formats the page as `npm run lint` expects it (prettier aligns the tables). */
-export async function formatted(text: string): Promise<string> {
+export async function formatted(text: string, parser: 'markdown' | 'json' = 'markdown') {
   const prettier = await import('prettier')
   const options = (await prettier.resolveConfig(DOC)) ?? {}
-  return prettier.format(text, { ...options, parser: 'markdown' })
+  return prettier.format(text, { ...options, parser })
 }
+
+/** A figures book as `npm run lint` expects it (prettier puts short number lists on one line). */
+const book = (value: unknown) => formatted(JSON.stringify(value, null, 2), 'json')
 
 async function readJson<T>(path: string, empty: T): Promise<T> {
   try {
@@ -142,7 +145,7 @@ async function readJson<T>(path: string, empty: T): Promise<T> {
 /** After a full `npm run bench`: keeps its figures and rewrites the page's bench table. */
 export async function writeBenchFigures(sitting: BenchSitting): Promise<void> {
   const kept = mergeFigures(await readJson<KeptFigure[]>(BENCH_BOOK, []), sitting)
-  await writeFile(BENCH_BOOK, `${JSON.stringify(kept, null, 2)}\n`)
+  await writeFile(BENCH_BOOK, await book(kept))
   const doc = await readFile(DOC, 'utf8')
   await writeFile(DOC, await formatted(replaceSection(doc, BENCH_MARKERS, benchTable(kept))))
 }
@@ -156,7 +159,7 @@ export async function writeFaultFigures(records: FaultRecord[]): Promise<void> {
   )
   for (const record of full) kept.set(record.name, record)
   const all = [...kept.values()].sort((a, b) => a.name.localeCompare(b.name))
-  await writeFile(FAULT_BOOK, `${JSON.stringify(all, null, 2)}\n`)
+  await writeFile(FAULT_BOOK, await book(all))
   const doc = await readFile(DOC, 'utf8')
   await writeFile(DOC, await formatted(replaceSection(doc, FAULT_MARKERS, faultTable(all))))
 }

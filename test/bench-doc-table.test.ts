@@ -109,3 +109,10 @@ test('docs/benchmarks.md shows exactly what its figure books hold', async () => 
   )
   assert.equal(doc, await formatted(expected), 'regenerate the tables, do not edit them by hand')
 })
+
+test('the figure books are written as lint reads them (a full fault run left one prettier refused)', async () => {
+  for (const path of [BENCH_BOOK, FAULT_BOOK]) {
+    const text = await readFile(path, 'utf8')
+    assert.equal(text, await formatted(JSON.stringify(JSON.parse(text), null, 2), 'json'), path)
+  }
+})
