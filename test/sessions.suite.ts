@@ -79,10 +79,16 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
 
     test('of two saves with the same revision exactly one wins and no update is lost', async () => {
       const session = await create()
+      // Each round appends to what the last winner saved: a save that took a user message out
+      // would first ask the compute host to forget it, and these edges have none (below).
+      let kept: ReturnType<typeof message>[] = []
       for (let round = 0; round < 5; round++) {
         const results = await Promise.all(
           ['a', 'b'].map((who) =>
-            save(session.id, { revision: round, messages: [message(`${who}${round}`, who)] }),
+            save(session.id, {
+              revision: round,
+              messages: [...kept, message(`${who}${round}`, who)],
+            }),
           ),
         )
         const statuses = results.map((r) => r.status).sort()
@@ -98,9 +104,30 @@ export function sessionsSuite(name: string, setup: () => Promise<SuiteContext>) 
         // The loser is handed exactly what the winner wrote, so it can merge and retry.
         assert.deepEqual(loser.session.messages, winner.messages)
         assert.equal(loser.session.revision, round + 1)
+        kept = winner.messages as typeof kept
       }
       const final = await okJson(await get(session.id))
       assert.equal(final.revision, 5)
+      assert.equal(final.messages.length, 5)
+    })
+
+    // Taking a user message out of the transcript first deletes that exchange from the chat
+    // memory on the compute host (test/transcript-memory.e2e.test.ts), so without a host the save
+    // is refused and the transcript stays, as for delete below.
+    test('a save that takes a user message out is refused without a compute host, and changes nothing', async () => {
+      const session = await create()
+      await okJson(
+        await save(session.id, {
+          revision: 0,
+          messages: [message('m1', 'keep'), message('m2', 'x')],
+        }),
+        200,
+      )
+      const res = await save(session.id, { revision: 1, messages: [message('m1', 'keep')] })
+      assert.equal((await errorJson(res, 503)).error.code, 'COMPUTE_HOST_UNAVAILABLE')
+      const loaded = await okJson(await get(session.id))
+      assert.equal(loaded.revision, 1)
+      assert.equal(loaded.messages.length, 2)
     })
 
     test('a revision past the int4 range is a 400 naming the field, not a 500', async () => {
