@@ -126,7 +126,10 @@ test(
               'x-telegram-bot-api-secret-token': TG_SECRET,
             },
             body: update,
-          }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+          }).then(async (r) => ({
+            status: r.status,
+            body: (await r.json()) as { eventId?: string; duplicate?: boolean },
+          })),
         ),
       )
       assert.deepEqual(
