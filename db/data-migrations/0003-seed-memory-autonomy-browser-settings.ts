@@ -1,4 +1,5 @@
-import { autonomySettings, browserSettings, memorySettings } from '../schema/index.ts'
+import { sql } from '../drizzle-orm.ts'
+import { autonomySettings, memorySettings } from '../schema/index.ts'
 import type { DataMigration } from './types.ts'
 
 // Starting values sized for the owner's local model (two 64k contexts): observe well before the
@@ -43,9 +44,12 @@ export const seedMemoryAutonomyBrowserSettings: DataMigration = {
         deploymentEnabled: false,
       })
       .onConflictDoNothing()
-    await tx
-      .insert(browserSettings)
-      .values({ singleton: true, enabled: false })
-      .onConflictDoNothing()
+    // Raw SQL naming only its own columns: drizzle's insert lists every column the table has
+    // today, which fails on a database migrated only up to an older schema (0026 added the
+    // browser's opt-ins). The memory and autonomy inserts above still name every column: the next
+    // column added to those tables needs the same change.
+    await tx.execute(sql`
+      insert into popagent_browser_settings (singleton, enabled) values (true, false)
+      on conflict do nothing`)
   },
 }

@@ -6,6 +6,7 @@ import { registerDefaultWorkspace } from './0002-register-default-workspace.ts'
 import { seedMemoryAutonomyBrowserSettings } from './0003-seed-memory-autonomy-browser-settings.ts'
 import { seedAgentRolesAndSkills } from './0004-seed-agent-roles-and-skills.ts'
 import { memoryToolsForEveryRole } from './0005-memory-tools-for-every-role.ts'
+import { costCapsWithoutDefaults } from './0006-cost-caps-without-defaults.ts'
 import type { DataMigration } from './types.ts'
 
 /** Every data migration, in the order it must run. Append only. */
@@ -15,6 +16,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   seedMemoryAutonomyBrowserSettings,
   seedAgentRolesAndSkills,
   memoryToolsForEveryRole,
+  costCapsWithoutDefaults,
 ]
 
 /**
