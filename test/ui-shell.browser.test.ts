@@ -34,8 +34,10 @@ const NAV = [
   ['/docs', 'Docs'],
   ['/memories', 'Memories'],
   ['/hooks', 'Hooks'],
+  ['/channels', 'Channels'],
   ['/secrets', 'Secrets'],
   ['/observability', 'Observability'],
+  ['/autonomy', 'Autonomy'],
   ['/browser', 'Browser'],
 ] as const
 
