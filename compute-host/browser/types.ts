@@ -1,7 +1,8 @@
 import type { McpContentPart } from '../mcp/result-parts.ts'
 
 /**
- * The browser room's shared types, so its files import one way (HOUSE.md: no circles).
+ * The browser room's shared types, kept in one file so the room's other files all import from
+ * here and never from each other in a circle.
  *
  * `BrowserLink` is the one thing the room needs from an MCP client: one MCP session with the
  * browser server, made over the shared MCP client room (mcp-link.ts). Kept small, so tests and
