@@ -8,6 +8,7 @@ import {
   ChannelView,
   CreateChannelInput,
   InboundAccepted,
+  InboundParams,
   MAX_INBOUND_BYTES,
   UpdateChannelInput,
 } from './channels.ts'
@@ -19,7 +20,7 @@ import type { HostRoute } from './host-api.ts'
  * carry unchanged). The host verifies before it parses.
  */
 export const ChannelInboundBody = z.strictObject({
-  id: z.string().max(100),
+  id: InboundParams.shape.id,
   headers: z.record(z.string().max(100), z.string().max(2_000)),
   body: z.base64().max(Math.ceil(MAX_INBOUND_BYTES / 3) * 4),
 })

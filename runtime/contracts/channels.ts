@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { idSchema, WorkspaceId } from '../ids.ts'
-import { Line, ModelId, Title } from './fields.ts'
+import { Line, ModelId, StorableText, Title } from './fields.ts'
 import { SecretValue } from './secrets.ts'
 
 /**
@@ -133,7 +133,8 @@ export type ChannelView = z.infer<typeof ChannelView>
 export const ChannelParams = z.strictObject({ id: ChannelId })
 export const ChannelBindingParams = z.strictObject({ id: ChannelId, bindingId: ChannelBindingId })
 /** The inbound route's id is read loosely: an unknown or malformed one is the same 401. */
-export const InboundParams = z.strictObject({ id: z.string().max(100) })
+// Any storable text, not the channel id's shape: an unknown id gets the same 401 as a bad proof.
+export const InboundParams = z.strictObject({ id: StorableText(100) })
 
 export const ChannelHistoryQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
