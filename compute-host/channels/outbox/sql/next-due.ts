@@ -7,6 +7,10 @@ import { rowsOf } from '../../../../db/rows.ts'
  * chunk (the only one claimable): a retry coming due, the chat's pace passing, a dead sender's
  * lease running out. Undefined when nothing is open. The engine sleeps that long unless a new
  * delivery wakes it first.
+ *
+ * The floor at 0 is applied here, not in SQL: PostgreSQL's `greatest` skips nulls, so
+ * `greatest(0, <min over no rows>)` is 0, and an empty outbox read as "due now" kept the engine
+ * claiming in a loop as fast as the database answered.
  */
 export async function msUntilDue(db: Db): Promise<number | undefined> {
   const result = await db.execute(sql`
@@ -16,7 +20,7 @@ export async function msUntilDue(db: Db): Promise<number | undefined> {
       where state in ('queued', 'sending')
       order by chat_key, id
     )
-    select greatest(0, extract(epoch from (min(
+    select (extract(epoch from (min(
       greatest(
         case when h.state = 'sending' then h.lease_until else h.next_attempt_at end,
         coalesce((select max(s.sent_at) from popagent_channel_outbox s
@@ -27,5 +31,5 @@ export async function msUntilDue(db: Db): Promise<number | undefined> {
     from heads h
   `)
   const ms = rowsOf<{ ms: number | string | null }>(result)[0]?.ms
-  return ms === null || ms === undefined ? undefined : Number(ms)
+  return ms === null || ms === undefined ? undefined : Math.max(0, Number(ms))
 }
