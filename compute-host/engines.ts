@@ -158,6 +158,7 @@ export async function startEngines(
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     })
     const tracer = observability.tracer
+    const priceCache = observability.prices
     // Lines about a run or a request are also stored, queryable by trace and request id.
     const hostLog =
       env.POPAGENT_TRACING === 'on' ? forwardingLogger(log, observability.queue, redact) : log
@@ -221,6 +222,8 @@ export async function startEngines(
               checkLimitMs: env.POPAGENT_SHELL_TIMEOUT_MS,
               redact,
               mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
+              // The phase agents run under the unattended cost cap, priced like every run.
+              prices: () => priceCache.current(),
             }),
             createTaskAttempts(runDeps(partial, hostLog)),
           ),

@@ -11,6 +11,8 @@ export const WORKFLOW_PHASES = [
   'verify',
   'review',
   'commit',
+  // Only when deployment is on in the autonomy settings: it records why it did not deploy.
+  'deploy',
 ] as const
 export type WorkflowPhase = (typeof WORKFLOW_PHASES)[number]
 

@@ -6,6 +6,13 @@
 /** Who owns a task or schedule. Fixed at creation (a trigger refuses changes). */
 export const TASK_SOURCES = ['user', 'self-update', 'build-maintenance'] as const
 export type TaskSource = (typeof TASK_SOURCES)[number]
+/**
+ * The sources that share the autonomous lease: one task of these, queued, running or cancelling,
+ * across every host (the partial unique index `popagent_agent_tasks_one_autonomous`).
+ */
+export const AUTONOMOUS_SOURCES = ['self-update', 'build-maintenance'] as const
+export const isAutonomousSource = (source: TaskSource): boolean =>
+  (AUTONOMOUS_SOURCES as readonly string[]).includes(source)
 
 export const TASK_STATES = [
   'queued',

@@ -226,7 +226,12 @@ export function scheduleCatchUpSuite(name: string, setup: () => Promise<CatchUpC
           (await history(schedule.id)).map((o) => [o.occurrenceAt, o.outcome, o.reason, o.taskId]),
           [
             ['2030-07-01T13:00:00.000Z', 'fired', null, task!.id],
-            ['2030-07-01T12:00:00.000Z', 'skipped', 'a self-update task was already active', null],
+            [
+              '2030-07-01T12:00:00.000Z',
+              'skipped',
+              'an autonomous task (self-update or build-maintenance) was already active',
+              null,
+            ],
             ['2030-07-01T11:00:00.000Z', 'skipped', 'self-update is off', null],
           ],
         )

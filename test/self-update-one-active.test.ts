@@ -121,7 +121,10 @@ test('two schedulers over simulated days never leave more than one self-update t
     .where(
       and(
         eq(scheduleFires.outcome, 'skipped'),
-        eq(scheduleFires.reason, 'a self-update task was already active'),
+        eq(
+          scheduleFires.reason,
+          'an autonomous task (self-update or build-maintenance) was already active',
+        ),
       ),
     )
   t.diagnostic(`${fires.length} fired, ${skipped.length} skipped, ${completed} completed`)
@@ -136,7 +139,10 @@ test('two schedulers over simulated days never leave more than one self-update t
     skipped.length > 50,
     `occurrences were skipped while the slot was busy (${skipped.length})`,
   )
-  assert.deepEqual([...new Set(skipped)], ['a self-update task was already active'])
+  assert.deepEqual(
+    [...new Set(skipped)],
+    ['an autonomous task (self-update or build-maintenance) was already active'],
+  )
   assert.equal(refused.length, skipped.length, 'every refused occurrence is recorded skipped')
   await db.update(tasks).set({ state: 'completed' }).where(eq(tasks.source, 'self-update'))
 
@@ -188,19 +194,23 @@ test('a burst of concurrent inserts from two pools: exactly one is queued, the r
   const outcomes = await Promise.all(attempts)
   assert.equal(outcomes.filter((o) => o === 'created').length, 1)
   assert.equal(outcomes.filter((o) => o === 'refused').length, 23)
-  // Other sources are not limited by it.
+  // The owner's work is not limited by it.
   await enqueue(database.db, {
     source: 'user',
     workspaceId: workspaceIds[0]!,
     title: 'u',
     prompt: 'u',
   })
-  await enqueue(database.db, {
-    source: 'build-maintenance',
-    workspaceId: workspaceIds[0]!,
-    title: 'b',
-    prompt: 'b',
-  })
+  // Build maintenance shares the autonomous lease: refused while the self-update task holds it.
+  await assert.rejects(
+    enqueue(database.db, {
+      source: 'build-maintenance',
+      workspaceId: workspaceIds[0]!,
+      title: 'b',
+      prompt: 'b',
+    }),
+    AutonomousTaskActive,
+  )
   await database.db
     .update(tasks)
     .set({ state: 'completed' })

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNull, lte, min, or, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { scheduleFires, schedules } from '../../db/schema/index.ts'
+import { isAutonomousSource } from '../../db/task-enums.ts'
 import { createId } from '../../runtime/ids.ts'
 import { AutonomousTaskActive } from '../../runtime/self-update/autonomous-slot.ts'
 import { scheduledTask } from '../../runtime/schedules/scheduled-task.ts'
@@ -224,9 +225,9 @@ async function fireGated(
   occurrence: Date,
   log: Logger,
 ): Promise<boolean> {
-  if (schedule.source !== 'self-update') return fire(tx, schedule, occurrence)
+  if (!isAutonomousSource(schedule.source)) return fire(tx, schedule, occurrence)
   const skip = async (reason: string) => {
-    log.info('self-update occurrence skipped', {
+    log.info(`${schedule.source} occurrence skipped`, {
       scheduleId: schedule.id,
       occurrenceAt: occurrence.toISOString(),
       reason,
@@ -234,12 +235,14 @@ async function fireGated(
     await recordSkips(tx, schedule.id, [{ occurrenceAt: occurrence, reason }])
     return false
   }
-  if (!(await Settings.autonomy.get(tx)).selfUpdateEnabled) return skip('self-update is off')
+  if (schedule.source === 'self-update' && !(await Settings.autonomy.get(tx)).selfUpdateEnabled)
+    return skip('self-update is off')
   try {
     // A savepoint: the refused occurrence leaves no fire row (only its skip) and the pass goes on.
     return await tx.transaction((savepoint) => fire(savepoint, schedule, occurrence))
   } catch (error) {
-    if (error instanceof AutonomousTaskActive) return skip('a self-update task was already active')
+    if (error instanceof AutonomousTaskActive)
+      return skip('an autonomous task (self-update or build-maintenance) was already active')
     throw error
   }
 }

@@ -2,13 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as Settings from '../../runtime/settings/index.ts'
+import * as Tasks from '../../runtime/tasks/index.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
 import { AppError } from '../../runtime/errors.ts'
 import type { Logger } from '../log.ts'
 import { repositoryOf } from '../runs/preflight.ts'
+import { createRunBudget, limitsFrom } from '../runs/budget.ts'
+import { NO_PRICES } from '../runs/cost-cap.ts'
 import type { RunDeps } from '../runs/prepare-run.ts'
 import { TaskFailure } from '../tasks/error-classes.ts'
 import type { TaskExecutor } from '../tasks/runner.ts'
+import { deployStep } from './deploy-step.ts'
 import { selfUpdateWorkflow, type SelfUpdateDeps } from './workflow.ts'
 
 // Refusals of the containment and the review: the same input meets the same rule again.
@@ -44,6 +48,12 @@ export function createSelfUpdateExecutor(
       throw new TaskFailure('configuration', SELF_UPDATE_OFF)
     }
     const settings = await Settings.agentRuntime.get(deps.db)
+    // Unattended work: the task tree's budget from the unattended cost cap, carried across its
+    // attempts (`budgetUsed`), so the phase agents' calls stop before one could pass it.
+    const budget = createRunBudget(limitsFrom(settings, task.budget, true), {
+      used: task.budgetUsed,
+      prices: await (deps.prices?.() ?? NO_PRICES),
+    })
     const cloneDir = await mkdtemp(
       join(tmpdir(), `popagent-self-update-${task.id}.a${context.attempt}-`),
     )
@@ -58,6 +68,15 @@ export function createSelfUpdateExecutor(
         route: task.model ?? settings.effectiveDefaultModel,
         cloneDir,
         signal: context.signal,
+        workspaceId: task.workspaceId,
+        budget,
+        onGuard: (event) =>
+          void context.record({
+            kind: 'guard',
+            guard: event.guard,
+            agentId: event.agentId,
+            message: event.message,
+          }),
       },
     )
     try {
@@ -65,17 +84,24 @@ export function createSelfUpdateExecutor(
       const result = await run.start({ inputData: {} })
       if (result.status === 'success') {
         const out = result.result
-        return {
-          result:
-            out.outcome === 'noop'
-              ? `No change: ${out.reason}`
-              : `Committed ${out.commitSha} as ${out.ref} (patch digest ${out.digest}): ${out.reason}`,
-        }
+        const done =
+          out.outcome === 'noop'
+            ? `No change: ${out.reason}`
+            : `Committed ${out.commitSha} as ${out.ref} (patch digest ${out.digest}): ${out.reason}`
+        const deploy = await deployStep(deps.db, { taskId: task.id, attempt: context.attempt }, out)
+        return { result: deploy ? `${done}\n${deploy}` : done }
       }
       const failure = failures.at(-1)
       if (context.signal.aborted) throw context.signal.reason
+      // The cap is final for the tree: no retry, no remediation (failure-policy.ts).
+      if (budget.exhausted() === 'costUsd') {
+        throw new TaskFailure('budget-exhausted', budget.endedMessage() ?? 'the cost cap')
+      }
       throw failureOf(failure, result.status === 'failed' ? result.error : undefined)
     } finally {
+      await Tasks.recordBudgetUsed(deps.db, task.id, budget.snapshot().used).catch((error) =>
+        log.warn('could not record the task budget used', { error }),
+      )
       await rm(cloneDir, { recursive: true, force: true }).catch((error: unknown) =>
         log.warn('could not remove the self-update clone', { cloneDir, error }),
       )

@@ -25,6 +25,9 @@ import {
   VerifyOut,
 } from '../../runtime/self-update/phase-outputs.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
+import type { RunBudget } from '../runs/budget.ts'
+import { costCapped, type RunPrices } from '../runs/cost-cap.ts'
+import type { RunEvent } from '../runs/run-events.ts'
 import type { SandboxStatus } from '../workspaces/sandbox-check.ts'
 import { requireCleanCheckout, type CheckoutState } from './checkout-state.ts'
 import { commitMessage } from './commit-identity.ts'
@@ -53,6 +56,8 @@ export type SelfUpdateDeps = {
   redact: (text: string) => string
   /** Where Mastra's own lines about the run and its agents go (the host's redacting log). */
   mastraLogger?: MastraLogger
+  /** The price table the cost cap reads (the host's price cache); without it no model is priced. */
+  prices?: () => Promise<RunPrices>
 }
 
 export type SelfUpdateAttempt = {
@@ -65,6 +70,14 @@ export type SelfUpdateAttempt = {
   /** An empty, host-private directory for this attempt's clone. */
   cloneDir: string
   signal: AbortSignal
+  workspaceId: string
+  /**
+   * The task tree's budget, under the unattended cost cap: every phase agent's model call
+   * reserves its worst case first, and the call that could pass the cap is not made.
+   */
+  budget: RunBudget
+  /** Where a phase's cost-cap stop is told (the task's transcript). */
+  onGuard?: (event: Extract<RunEvent, { type: 'guard' }>) => void
 }
 
 /**
@@ -122,11 +135,44 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
       hooks,
     })
     const signal = AbortSignal.any([attempt.signal, stop.signal])
+    const agentId = `self-update-${which}`
+    // The cost cap as the run path applies it (cost-cap.ts): the phase agent's calls are not
+    // agents of a prepared run, so the same step preparation wraps them here.
+    const prepareStep = costCapped(
+      () => undefined,
+      attempt.budget,
+      { agentId, agentName: `self-update ${which}`, model: () => attempt.route },
+      {
+        events: {
+          emit: (event) => void (event.type === 'guard' && attempt.onGuard?.(event)),
+        },
+        run: {
+          kind: 'task',
+          runId: `${attempt.taskId}.a${attempt.attempt}`,
+          traceId: '',
+          workspaceId: attempt.workspaceId,
+          taskId: attempt.taskId,
+          attempt: attempt.attempt,
+        },
+      },
+    )
     try {
-      const result = await agent.generate(prompt, { maxSteps, abortSignal: signal })
+      const result = await agent.generate(prompt, {
+        maxSteps,
+        abortSignal: signal,
+        prepareStep,
+        onStepFinish: (step: { usage?: Parameters<RunBudget['stepFinished']>[0] }) =>
+          attempt.budget.stepFinished(step.usage, { agentId, model: attempt.route }),
+      })
+      if (attempt.budget.exhausted() === 'costUsd') {
+        throw new Error(`${which} stopped: ${attempt.budget.endedMessage()}`)
+      }
       if (stopped) throw new Error(`${which} stopped: ${stopped}`)
       return { text: result.text, steps: result.steps?.length ?? 0 }
     } catch (error) {
+      if (attempt.budget.exhausted() === 'costUsd') {
+        throw new Error(`${which} stopped: ${attempt.budget.endedMessage()}`, { cause: error })
+      }
       if (stopped) throw new Error(`${which} stopped: ${stopped}`, { cause: error })
       throw error
     }

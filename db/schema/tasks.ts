@@ -17,6 +17,7 @@ import { sessions } from './sessions.ts'
 import { workspaces } from './workspaces.ts'
 
 import {
+  AUTONOMOUS_SOURCES,
   SCHEDULE_CATCH_UPS,
   SCHEDULE_OCCURRENCE_OUTCOMES,
   TASK_KINDS,
@@ -96,11 +97,12 @@ export const tasks = pgTable(
     uniqueIndex('popagent_agent_tasks_remediation_parent_idx')
       .on(t.parentTaskId)
       .where(sql`${t.kind} = 'remediation'`),
-    // One self-update task active across all hosts (issue 24, migration 0013).
+    // One autonomous task (self-update or build-maintenance) active across all hosts: the
+    // autonomous lease both sources share (issue 24, migration 0013; widened in 0031).
     uniqueIndex('popagent_agent_tasks_one_autonomous')
       .on(sql`(true)`)
       .where(
-        sql`${t.source} = 'self-update' and ${t.state} in ('queued', 'running', 'cancelling')`,
+        sql`${t.source} in ${inList(AUTONOMOUS_SOURCES)} and ${t.state} in ('queued', 'running', 'cancelling')`,
       ),
     check('popagent_agent_tasks_source', sql`${t.source} in ${inList(TASK_SOURCES)}`),
     check('popagent_agent_tasks_state', sql`${t.state} in ${inList(TASK_STATES)}`),

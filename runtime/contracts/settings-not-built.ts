@@ -5,8 +5,4 @@
  * read by the code nor listed here, and when a listed one has come to be read (then it is built,
  * and leaves this list).
  */
-export const NOT_BUILT_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  autonomy: {
-    deploymentEnabled: 'deployment (the Build roles) is not built yet',
-  },
-}
+export const NOT_BUILT_SETTINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {}

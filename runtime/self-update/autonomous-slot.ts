@@ -4,7 +4,7 @@ import { pgErrorCode, PG_UNIQUE_VIOLATION } from '../pg-errors.ts'
 export const AutonomousTaskActive = AppError.define(
   'AUTONOMOUS_TASK_ACTIVE',
   409,
-  'a self-update task is already queued, running or cancelling; only one runs at a time',
+  'an autonomous task (self-update or build-maintenance) is already queued, running or cancelling; only one runs at a time',
 )
 
 const SLOT_INDEX = 'popagent_agent_tasks_one_autonomous'

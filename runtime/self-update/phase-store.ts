@@ -111,6 +111,8 @@ function evidenceLine(
       return `${o.review?.verdict}, echoed digest ${o.review?.digest}`
     case 'commit':
       return o.ref ? `${o.ref} at ${o.commitSha}` : String(o.reason ?? o.outcome)
+    case 'deploy':
+      return String(o.reason ?? o.outcome)
   }
 }
 

@@ -1,4 +1,4 @@
-import { RESOLVABLE_TASK_STATES } from '../../db/task-enums.ts'
+import { isAutonomousSource, RESOLVABLE_TASK_STATES } from '../../db/task-enums.ts'
 import { and, desc, eq, inArray, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { sessions, taskActivity, tasks, TERMINAL_TASK_STATES } from '../../db/schema/index.ts'
@@ -102,9 +102,10 @@ export async function enqueue(db: Db, input: NewTask): Promise<TaskRow> {
       .returning()
     return row!
   }
-  if (input.source !== 'self-update') return insert(db)
-  // A self-update task may meet the one-active index: in a savepoint, so the caller's transaction
-  // (a schedule pass) survives the refusal and can skip the occurrence.
+  if (!isAutonomousSource(input.source)) return insert(db)
+  // An autonomous task (self-update, build-maintenance) may meet the one-active index: in a
+  // savepoint, so the caller's transaction (a schedule pass) survives the refusal and can skip
+  // the occurrence.
   return db.transaction(insert).catch((error: unknown) => {
     if (isAutonomousSlotTaken(error)) throw new AutonomousTaskActive(undefined, { cause: error })
     throw error

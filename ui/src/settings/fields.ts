@@ -257,7 +257,7 @@ export const AUTONOMY: Group<keyof AutonomySettingsPatch>[] = [
         key: 'deploymentEnabled',
         label: 'Deployment',
         type: 'bool',
-        ...notBuilt('autonomy', 'deploymentEnabled'),
+        hint: 'Adds a deploy step to each self-update run. It refuses every time, with the reason on the task: a self-update commit stays a local ref that no CI has verified, and deploying needs that verification of the exact revision. Nothing is pushed or deployed.',
       },
     ],
   },
