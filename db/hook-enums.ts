@@ -29,7 +29,8 @@ export const CONTEXT_HOOK_EVENTS: readonly HookEvent[] = [
 export const HOOK_KINDS = ['command', 'http'] as const
 export type HookKind = (typeof HOOK_KINDS)[number]
 
-export const HOOK_RUN_OUTCOMES = ['running', 'allow', 'deny', 'failed'] as const
+/** `ask`: a PreToolUse hook handed the decision to the owner (an approval). */
+export const HOOK_RUN_OUTCOMES = ['running', 'allow', 'deny', 'ask', 'failed'] as const
 export type HookRunOutcome = (typeof HOOK_RUN_OUTCOMES)[number]
 
 /** Why a hook run is not a verdict; on a blocking event each of these denies. */

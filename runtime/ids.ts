@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   evolutionRevision: 'evr',
   learnedOverlay: 'ovl',
   evolutionProposal: 'evp',
+  approval: 'apr',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -73,3 +74,4 @@ export const DocId = idSchema('document')
 export const MemoryId = idSchema('memory')
 export const SecretId = idSchema('secret')
 export const HookId = idSchema('hook')
+export const ApprovalId = idSchema('approval')

@@ -78,7 +78,7 @@ export const hookRuns = pgTable(
     index('popagent_hook_runs_task_idx').on(t.taskId, t.startedAt),
     check(
       'popagent_hook_runs_outcome',
-      sql`${t.outcome} in ('running', 'allow', 'deny', 'failed')`,
+      sql`${t.outcome} in ('running', 'allow', 'deny', 'ask', 'failed')`,
     ),
   ],
 )
