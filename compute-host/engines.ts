@@ -22,7 +22,8 @@ import { startFactRetention } from './recall/retention-loop.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createLiveTurns } from './runs/live-turns.ts'
-import { startChannels } from './channels/start.ts'
+import { startChannels, type Channels } from './channels/start.ts'
+import { createApprovals } from './approvals/approvals.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
@@ -186,7 +187,16 @@ export async function startEngines(
       redact,
       workerId: `host-${hostname()}-${process.pid}`,
     })
+    // Approvals are asked on channels too, whose service is built last: the late reference.
+    let channelsLate: Channels | undefined
+    const approvals = createApprovals({
+      db,
+      log: log.child({ component: 'approvals' }),
+      redact,
+      notify: async (approval) => channelsLate?.service.askApproval(approval),
+    })
     const partial = {
+      approvals,
       databases,
       workspaceRoot,
       agents,
@@ -248,6 +258,7 @@ export async function startEngines(
       observers,
       recall,
       hooks,
+      approvals,
       evolution,
       browser,
       mcpServers,
@@ -258,6 +269,7 @@ export async function startEngines(
       ...base,
       channels: startChannels(base, hostLog.child({ component: 'channels' })),
     }
+    channelsLate = resources.channels
     // A database restart during start-up is ridden out like the one during a run: the runner's
     // first reads are retried as Mastra's table set-up is, rather than the host exiting. The turns
     // a previous run of this host left live are closed before it takes new ones.

@@ -25,6 +25,7 @@ import type { BlobCipher } from './undo/blob-cipher.ts'
 import type { Channels } from './channels/start.ts'
 import type { Evolution } from './evolution/index.ts'
 import type { Browser } from './browser/index.ts'
+import type { Approvals } from './approvals/approvals.ts'
 
 /**
  * Everything the host's engines need, built once by the composition root and passed explicitly.
@@ -69,6 +70,8 @@ export type HostResources = {
   vault: Vault
   /** Runs the stored hooks of an event (X3), audited, fail-closed on blocking events. */
   hooks: HookDispatcher
+  /** Asks the owner and waits, bounded, for the answer (a PreToolUse hook's `ask`). */
+  approvals?: Approvals
   /** The observability storage, the queue writing to it, and its health. */
   observability: Observability
   /** Who hears every run's events and every task's lifecycle (logging and tracing today). */

@@ -1,4 +1,6 @@
+import { eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
+import { channelBindings } from '../../db/schema/index.ts'
 import type { BindingRow, ChannelRow } from '../../runtime/channels/index.ts'
 import * as Channels from '../../runtime/channels/index.ts'
 import { BindingNotFound, ChannelNotFound } from '../../runtime/channels/errors.ts'
@@ -12,13 +14,15 @@ import * as Tasks from '../../runtime/tasks/index.ts'
 import type { Logger } from '../log.ts'
 import type { LiveTurns } from '../runs/live-turns.ts'
 import type { RunDeps } from '../runs/prepare-run.ts'
+import type { ApprovalRow } from '../../runtime/approvals/index.ts'
+import { answerPress, approvalButtons, questionText } from './approval-buttons.ts'
 import { runChannelTurn, sessionOf } from './channel-turn.ts'
 import type { ChannelDirectory, OpenChannel } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
 import { enqueueChunks } from './outbox/sql/enqueue.ts'
 import { cancelQueued } from './outbox/sql/finish.ts'
 import { bindingFor, linkTask, recordEvent, setEventState } from './store.ts'
-import type { ChannelTarget, InboundEvent } from './types.ts'
+import type { ChannelButton, ChannelTarget, InboundEvent } from './types.ts'
 
 /**
  * What every channel shares, whatever its service (X6). An inbound request is verified by its
@@ -70,7 +74,12 @@ export function createChannelService(deps: {
     void work.finally(() => running.delete(work))
   }
 
-  async function reply(channel: OpenChannel, binding: BindingRow, text: string): Promise<number> {
+  async function reply(
+    channel: OpenChannel,
+    binding: BindingRow,
+    text: string,
+    buttons?: ChannelButton[],
+  ): Promise<number> {
     if (channel.adapter.listensOnly) return 0
     const target: ChannelTarget = { conversation: binding.conversation, thread: binding.thread }
     const chunks = splitForChannel(deps.redact(text), channel.adapter.limits.maxChars)
@@ -81,9 +90,15 @@ export function createChannelService(deps: {
       deliveryId: createId('channelDelivery'),
       chunks,
       paceMs: channel.adapter.limits.minIntervalMs,
+      ...(buttons && { buttons }),
     })
     outbox.wake()
     return queued
+  }
+
+  /** Acknowledges a button press, with a short text where the service shows one. */
+  async function ack(channel: OpenChannel, ackId: string, text: string): Promise<void> {
+    await channel.adapter.ackButton?.(ackId, AbortSignal.timeout(10_000), text).catch(() => {})
   }
 
   async function stopBinding(
@@ -186,6 +201,11 @@ export function createChannelService(deps: {
       ...(event.type !== 'ignored' && !allowed && { detail: 'the sender is not on the allowlist' }),
     })
     const accepted = { verified: true, eventId: recorded.id, duplicate: recorded.duplicate }
+    // A stranger's button press is refused like any stranger's event, and told so: a service
+    // that shows a spinner until the press is acknowledged (Telegram) would otherwise keep it.
+    if (event.type === 'button' && !allowed && !recorded.duplicate && event.ackId) {
+      await ack(channel, event.ackId, 'Only the owner can answer this.')
+    }
     // A redelivery, an update the channel ignores, or a stranger: nothing more happens.
     if (recorded.duplicate || event.type === 'ignored' || !allowed) {
       if (!allowed && !recorded.duplicate && event.type !== 'ignored') {
@@ -198,16 +218,10 @@ export function createChannelService(deps: {
       thread: event.thread,
     })
     if (event.type === 'button') {
-      if (event.ackId) {
-        await channel.adapter.ackButton?.(event.ackId, AbortSignal.timeout(10_000)).catch(() => {})
-      }
-      await setEventState(
-        db,
-        recorded.id,
-        'ignored',
-        'buttons answer approvals, which are not built yet',
-        binding.id,
-      )
+      // An approval button from the owner (approval-buttons.ts), honoured once.
+      const outcome = await answerPress(db, { channelId: row.id, ...event })
+      if (event.ackId) await ack(channel, event.ackId, outcome.text)
+      await setEventState(db, recorded.id, outcome.state, outcome.detail, binding.id)
       return accepted
     }
     track(onMessage(channel, binding, recorded.id, event.text))
@@ -239,6 +253,23 @@ export function createChannelService(deps: {
         if (answer.eventId === null && !answer.challenge) answer = accepted
       }
       return answer
+    },
+
+    /**
+     * Asks an approval's question in its binding's conversation, with Allow and Deny buttons.
+     * A blocked binding, a channel that only listens, or one that is gone: not asked there (the
+     * web UI still lists it).
+     */
+    async askApproval(approval: ApprovalRow): Promise<void> {
+      if (!approval.bindingId) return
+      const [binding] = await db
+        .select()
+        .from(channelBindings)
+        .where(eq(channelBindings.id, approval.bindingId))
+      if (!binding || binding.blockedAt) return
+      const channel = await directory.get(binding.channelId)
+      if (!channel || !channel.row.enabled) return
+      await reply(channel, binding, questionText(approval), approvalButtons(approval.id))
     },
 
     /** Posts `text` to a binding of channel `channelId` (a task's result). */

@@ -102,8 +102,8 @@ export type ChannelAdapter = {
   post(message: OutboundMessage, signal: AbortSignal): Promise<SendResult>
   /** Shows "typing…" in a conversation, where the service has it. */
   typing?(target: ChannelTarget, signal: AbortSignal): Promise<void>
-  /** Acknowledges a button press, where the service expects it. */
-  ackButton?(ackId: string, signal: AbortSignal): Promise<void>
+  /** Acknowledges a button press, where the service expects it, showing `text` where it can. */
+  ackButton?(ackId: string, signal: AbortSignal, text?: string): Promise<void>
   /** Long polling: the events after `offset`, and the offset to ask from next time. */
   poll?(offset: number, signal: AbortSignal): Promise<{ events: InboundEvent[]; next: number }>
   /** Registers the channel's inbound URL with the service (Telegram's setWebhook). */

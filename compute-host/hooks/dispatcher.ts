@@ -30,10 +30,13 @@ export type HookDispatch = {
 }
 
 export type MergedVerdict = {
-  decision: 'allow' | 'deny'
+  /** `ask` (PreToolUse only): no hook denied and one handed the decision to the owner. */
+  decision: 'allow' | 'deny' | 'ask'
   reason: string | null
   context: string | null
   runIds: string[]
+  /** How long an `ask` waits for the owner, in seconds (the first asking hook's choice). */
+  askTimeoutS?: number
 }
 
 export type HookDispatcher = {
@@ -53,7 +56,8 @@ const MAX_CONTEXT = 16 * 1024
  * the host's redactor, strings cut at 32 KiB, the whole at 256 KiB) and runs at the same time;
  * each has its audit row written before it starts and completed after. The verdicts merge in
  * (priority, created, id) order, never finishing order: any deny denies, and the reason given is
- * the first explicit deny in that order, else the first failure. On a blocking event
+ * the first explicit deny in that order, else the first failure. With no deny, a PreToolUse
+ * hook's `ask` hands the call to the owner (hooks/tool-gate.ts). On a blocking event
  * (UserPromptSubmit, PreToolUse, TaskStart) a failure (timeout, crash, garbage, no sandbox) is a
  * deny; elsewhere it is recorded and ignored. Contexts of allowing hooks join in the same order.
  */
@@ -77,14 +81,16 @@ export function createHookDispatcher(deps: {
     const denial =
       results.find((r) => r.outcome === 'deny' && !r.failed) ??
       results.find((r) => r.outcome === 'deny')
+    const asking = denial ? undefined : results.find((r) => r.outcome === 'ask')
     const contexts = CONTEXT_HOOK_EVENTS.includes(dispatch.event)
-      ? results.flatMap((r) => (r.outcome === 'allow' && r.context ? [r.context] : []))
+      ? results.flatMap((r) => (r.outcome !== 'deny' && r.context ? [r.context] : []))
       : []
     return {
-      decision: denial ? 'deny' : 'allow',
-      reason: denial ? denial.reason : null,
+      decision: denial ? 'deny' : asking ? 'ask' : 'allow',
+      reason: denial ? denial.reason : asking ? asking.reason : null,
       context: contexts.length ? contexts.join('\n\n').slice(0, MAX_CONTEXT) : null,
       runIds: results.map((r) => r.id),
+      ...(asking?.askTimeoutS !== undefined && { askTimeoutS: asking.askTimeoutS }),
     }
   }
 
@@ -112,7 +118,10 @@ export function createHookDispatcher(deps: {
         reason: `the hook could not run: ${(error as Error).message}`,
       }
     }
-    const verdict = outcome.kind === 'answer' ? readVerdict(outcome.output) : undefined
+    const verdict =
+      outcome.kind === 'answer'
+        ? readVerdict(outcome.output, { canAsk: dispatch.event === 'PreToolUse' })
+        : undefined
     const output = outcome.kind === 'answer' ? outcome.output : (outcome.output ?? null)
     const failed = !verdict?.ok
     const failure = verdict
@@ -126,7 +135,12 @@ export function createHookDispatcher(deps: {
       verdict && !verdict.ok ? verdict.reason : outcome.kind === 'failed' ? outcome.reason : ''
     const reason = redactor.redact(
       verdict?.ok
-        ? (verdict.reason ?? (verdict.decision === 'deny' ? `hook ${row.name} denied it` : ''))
+        ? (verdict.reason ??
+            (verdict.decision === 'deny'
+              ? `hook ${row.name} denied it`
+              : verdict.decision === 'ask'
+                ? `hook ${row.name} asks the owner`
+                : ''))
         : `hook ${row.name} failed (${failure}): ${failReason}`,
     )
     const context = verdict?.ok && verdict.context ? redactor.redact(verdict.context) : null
@@ -134,9 +148,10 @@ export function createHookDispatcher(deps: {
       id,
       failed,
       outcome: (verdict?.ok ? verdict.decision : blocking ? 'deny' : 'failed') as
-        'allow' | 'deny' | 'failed',
+        'allow' | 'deny' | 'ask' | 'failed',
       reason: reason || null,
       context,
+      ...(verdict?.ok && verdict.askTimeoutS !== undefined && { askTimeoutS: verdict.askTimeoutS }),
     }
     await Hooks.auditFinish(db, id, {
       outcome: failed ? 'failed' : result.outcome,

@@ -1,7 +1,9 @@
+import type { Approvals } from '../approvals/approvals.ts'
 import type { RunEvents, RunRef } from '../runs/run-events.ts'
 import type { AgentToolHooks } from '../runs/tool-hooks.ts'
 import type { HookDispatcher } from './dispatcher.ts'
 import { stableJson } from '../../runtime/stable-json.ts'
+import { ASK_TIMEOUT_DEFAULT_S } from '../../runtime/hooks/verdict.ts'
 
 export type HookToolGate = {
   hooks: AgentToolHooks
@@ -15,11 +17,17 @@ export type HookToolGate = {
  * and the model gets the reason as the call's result, told not to retry; the refusal is also a
  * `guard` event, so the activity log and the task transcript show it. PostToolUse hooks hear
  * each call that ran, after it, without holding the run up.
+ *
+ * An `ask` hands the call to the owner (compute-host/approvals/): the call waits, within the
+ * hook's bound and until the run stops, for an answer on the web UI or a channel button. Allowed,
+ * it runs; denied, unanswered or stopped, it is refused exactly as a hook's deny is, the reason
+ * saying which. A host without approvals refuses an `ask` (nobody could answer it).
  */
 export function hookToolGate(
   dispatcher: HookDispatcher,
   events: RunEvents,
   run: RunRef,
+  options: { approvals?: Approvals | undefined; signal?: AbortSignal | undefined } = {},
 ): HookToolGate {
   let first: string | undefined
   // Denial is final within the run: the same call (agent, tool, input) asked again is refused
@@ -31,6 +39,31 @@ export function hookToolGate(
     ...(run.sessionId && { sessionId: run.sessionId }),
     ...(run.taskId && { taskId: run.taskId }),
   }
+  /** The owner's answer to an `ask`: undefined when allowed, else why the call is refused. */
+  async function askOwner(
+    toolName: string,
+    input: unknown,
+    verdict: { reason: string | null; askTimeoutS?: number },
+    agent: { id: string; name: string },
+  ): Promise<string | undefined> {
+    const why = verdict.reason ? ` (asked because: ${verdict.reason})` : ''
+    if (!options.approvals) return `a hook asked the owner, but this host cannot ask${why}`
+    const timeoutS = verdict.askTimeoutS ?? ASK_TIMEOUT_DEFAULT_S
+    const answer = await options.approvals.ask({
+      toolName,
+      input,
+      reason: verdict.reason,
+      scope,
+      agent,
+      timeoutMs: timeoutS * 1000,
+      signal: options.signal,
+    })
+    if (answer.status === 'allowed') return undefined
+    if (answer.status === 'denied') return `the owner denied this call${why}`
+    if (options.signal?.aborted) return `the run stopped before the owner answered${why}`
+    return `the owner did not answer within ${timeoutS} s, and an unanswered approval is a deny${why}`
+  }
+
   return {
     denial: () => first,
     hooks: (agent) => {
@@ -47,7 +80,13 @@ export function hookToolGate(
               data: { agent: agent.id, input },
             })
             if (verdict.decision === 'allow') return undefined
-            reason = verdict.reason ?? 'a hook denied this call'
+            if (verdict.decision === 'ask') {
+              const refusal = await askOwner(toolName, input, verdict, agent)
+              if (refusal === undefined) return undefined
+              reason = refusal
+            } else {
+              reason = verdict.reason ?? 'a hook denied this call'
+            }
             denied.set(call, reason)
           }
           first ??= reason

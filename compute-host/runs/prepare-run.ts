@@ -19,6 +19,7 @@ import { toolInputRedaction } from './tool-input-redaction.ts'
 import type { UsageMeter } from './usage.ts'
 import type { HookDispatcher } from '../hooks/dispatcher.ts'
 import { hookToolGate } from '../hooks/tool-gate.ts'
+import type { Approvals } from '../approvals/approvals.ts'
 import { phaseClock } from './phase-clock.ts'
 import { briefFor, repositoryOf, type Preflight } from './preflight.ts'
 import { supervisorOptions, type StepUsage } from './supervisor-options.ts'
@@ -42,6 +43,8 @@ export type RunDeps = {
   recall?: Recall
   /** The host's hooks (X3): PreToolUse and PostToolUse run on every tool call of the run. */
   hooks?: HookDispatcher
+  /** Asks the owner when a PreToolUse hook answers `ask`; without it such a call is refused. */
+  approvals?: Approvals
   /**
    * Catches up with secrets other hosts stored since (the vault's versions, one query), so this
    * run redacts them too. A chat turn runs it beside its first reads, before it reads the message.
@@ -171,7 +174,9 @@ export async function prepareRun(
     ...input.loopBreaker,
   })
   // After the guards (a refused call is never shown to a hook), before everything that reports.
-  const gate = deps.hooks ? hookToolGate(deps.hooks, events, run) : undefined
+  const gate = deps.hooks
+    ? hookToolGate(deps.hooks, events, run, { approvals: deps.approvals, signal: input.signal })
+    : undefined
   const team = await deps.agents.build({
     config,
     ...(workspaceRoot

@@ -15,7 +15,12 @@ export function runDeps(
     | 'redactor'
     | 'observers'
   > &
-    Partial<Pick<HostResources, 'recall' | 'hooks' | 'vault' | 'turnBlobs' | 'observability'>>,
+    Partial<
+      Pick<
+        HostResources,
+        'recall' | 'hooks' | 'vault' | 'turnBlobs' | 'observability' | 'approvals'
+      >
+    >,
   log: Logger,
 ): RunDeps {
   const { vault, observability } = $
@@ -31,6 +36,7 @@ export function runDeps(
     observers: $.observers.run,
     ...($.recall && { recall: $.recall }),
     ...($.hooks && { hooks: $.hooks }),
+    ...($.approvals && { approvals: $.approvals }),
     ...(vault && { syncSecrets: () => vault.sync() }),
     ...($.turnBlobs && { turnBlobs: $.turnBlobs }),
     ...(observability && { prices: () => observability.prices.current() }),

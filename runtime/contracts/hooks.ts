@@ -102,7 +102,7 @@ export type HookRun = z.infer<typeof HookRun>
 
 /** The merged verdict of every matching hook, as a test run reports it. */
 export const HookVerdict = z.object({
-  decision: z.enum(['allow', 'deny']),
+  decision: z.enum(['allow', 'deny', 'ask']),
   reason: z.string().nullable(),
   context: z.string().nullable(),
   runs: z.array(HookRun),

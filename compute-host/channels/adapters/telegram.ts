@@ -146,8 +146,12 @@ export function createTelegramAdapter(config: {
         signal,
       )
     },
-    async ackButton(ackId, signal) {
-      await call('answerCallbackQuery', { callback_query_id: ackId }, signal)
+    async ackButton(ackId, signal, text) {
+      await call(
+        'answerCallbackQuery',
+        { callback_query_id: ackId, ...(text && { text: text.slice(0, 200) }) },
+        signal,
+      )
     },
     async poll(offset, signal) {
       const updates = (await call(
