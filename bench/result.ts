@@ -7,7 +7,7 @@ export type BenchResult = {
   name: string
   goal: string
   ratio: number
-  unit?: 'ms' | 'KB' | 'MB' | 's' | '%'
+  unit?: 'ms' | 'KB' | 'MB' | 's' | '%' | '/s'
   met: boolean
   detail: string
 }

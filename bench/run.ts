@@ -10,6 +10,7 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { benchAdmission } from './admission.ts'
 import { benchBrowserCall } from './browser-call.ts'
 import { benchApiStack } from './api-stack.ts'
+import { benchChannelTurn } from './channel-turn.ts'
 import { benchChatTurn } from './chat-turn.ts'
 import { benchColdStart } from './cold-start.ts'
 import { benchCronLateness } from './cron-lateness.ts'
@@ -34,6 +35,7 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   admission: benchAdmission,
   'cron-lateness': benchCronLateness,
   'chat-turn': benchChatTurn,
+  'channel-turn': benchChannelTurn,
   'turn-latency': benchTurnLatency,
   'live-turn-join': benchLiveTurnJoin,
   'session-growth': benchSessionGrowth,

@@ -30,7 +30,13 @@ export function signStandardWebhook(secret: string, id: string, timestamp: numbe
   return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64')}`
 }
 
-export async function startWebhookReceiver(secret: string): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  secret: string,
+  options: {
+    /** Called as each accepted request is recorded (the channel bench times arrivals by it). */
+    onReceived?: (received: Received) => void
+  } = {},
+): Promise<WebhookReceiver> {
   const received: Received[] = []
   const replies: { status: number; headers?: Record<string, string> }[] = []
   let holdMs = 0
@@ -45,7 +51,9 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
     const verified = given.length === expected.length && timingSafeEqual(given, expected)
     const reply = replies.shift()
     if (!reply || reply.status < 300) {
-      received.push({ id, timestamp, verified, body: JSON.parse(body), at: Date.now() })
+      const record = { id, timestamp, verified, body: JSON.parse(body), at: Date.now() }
+      received.push(record)
+      options.onReceived?.(record)
     }
     if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs))
     res.writeHead(reply?.status ?? (verified ? 200 : 401), reply?.headers ?? {})
