@@ -14,6 +14,7 @@ import {
   type HostHandlers,
   serveHostRoutes,
 } from './host-routes.ts'
+import { buildHealth } from './build/health.ts'
 import { RepoBriefBusy } from './repo-brief/brief.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { VaultUnavailable } from '../runtime/secrets/errors.ts'
@@ -58,6 +59,7 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
       // The sandbox self-test runs with the engines (its sandbox class is Mastra's).
       sandbox: ready ? ready.resources.sandbox : null,
       mcpServers: ready?.resources.mcpServers?.liveStates() ?? null,
+      build: ready?.resources.build ? await buildHealth(ready.resources.build) : null,
     }
     return body
   }

@@ -64,6 +64,11 @@ describe('GET /api/health', () => {
     assert.deepEqual(body.localModels, { limit: 2, active: 0, queued: 0 })
     // The sandbox is reported as this machine's self-test finds it, with the reason when off.
     assert.deepEqual(body.sandbox, await checkSandbox())
+    // No AKURAI_BUILD_API_KEY: Build is disabled, said with the reason, and nothing is asked.
+    assert.deepEqual(body.build, {
+      state: 'disabled',
+      reason: 'AKURAI_BUILD_API_KEY is not set: AkurAI Build is disabled',
+    })
     assert.ok(
       gateway.requests.some((r) => r.path === '/v1/models'),
       'the host asked the gateway',

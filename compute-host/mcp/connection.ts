@@ -127,6 +127,18 @@ export class McpConnection {
     return this.#withSession(options.signal, (session) => this.#tools(session, options.signal))
   }
 
+  /**
+   * Asks the server to answer now (MCP `ping`), connecting if need be: what health uses, since
+   * the tool list is cached per connection and says nothing about whether the server is there.
+   */
+  async ping(options: McpCallOptions = {}): Promise<void> {
+    await this.#withSession(options.signal, (session) =>
+      this.#request(session, options, (signal) =>
+        session.client.ping({ signal, timeout: options.timeoutMs ?? this.#limits.listTimeoutMs }),
+      ),
+    )
+  }
+
   /** Calls one tool; the result is parsed strictly (result-parts.ts). */
   async callTool(
     name: string,

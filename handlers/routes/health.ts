@@ -55,6 +55,7 @@ export const health = new Hono<AppEnv>().get('/', async (c) => {
     sandbox: host.ok ? host.h.sandbox : null,
     channels,
     mcpServers: host.ok ? host.h.mcpServers : null,
+    build: host.ok ? host.h.build : null,
   }
   if (body.status === 'ok') return c.json(body, 200)
   const down = [!application.ok && 'application', !observability.ok && 'observability'].filter(

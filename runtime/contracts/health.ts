@@ -33,6 +33,18 @@ export type LocalModelStats = z.infer<typeof LocalModelStats>
 export const SandboxHealth = z.object({ available: z.boolean(), reason: z.string().optional() })
 export type SandboxHealth = z.infer<typeof SandboxHealth>
 
+/**
+ * AkurAI Build as health reports it: `disabled` without AKURAI_BUILD_API_KEY (a status, not a
+ * fault), `reachable` when its operations could be listed now, `unreachable` with the reason.
+ * Never a readiness blocker.
+ */
+export const BuildHealth = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('disabled'), reason: z.string() }),
+  z.object({ state: z.literal('reachable'), url: z.string(), operations: z.number() }),
+  z.object({ state: z.literal('unreachable'), url: z.string(), reason: z.string() }),
+])
+export type BuildHealth = z.infer<typeof BuildHealth>
+
 export type HealthBody = {
   status: 'ok' | 'unavailable'
   databases: { application: ProbeResult; observability: ProbeResult }
@@ -54,4 +66,6 @@ export type HealthBody = {
   channels: ChannelHealth[] | null
   /** Each owner's MCP server the host has connected or tried: state, tools, last error. */
   mcpServers: McpServerState[] | null
+  /** AkurAI Build: disabled, reachable or unreachable; null until the host's engines run. */
+  build: BuildHealth | null
 }

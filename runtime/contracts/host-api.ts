@@ -10,7 +10,7 @@ import { ReconcileReport } from './autonomy.ts'
 import { EvolutionDryRun, EvolutionPass } from './evolution.ts'
 import { ChatRequest } from './chat.ts'
 import { ChunkNumber, StoppedTurn } from './live-turns.ts'
-import { GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
+import { BuildHealth, GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
 import { CatalogRead } from './models.ts'
 import { MAX_CRON_CHARS } from './schedules.ts'
 import { CreateSecretInput, SecretValue, SecretView } from './secrets.ts'
@@ -40,6 +40,8 @@ export const HostHealth = z.object({
   sandbox: SandboxHealth.nullable(),
   /** The owner's MCP servers this host has connected (or tried); null until the engines run. */
   mcpServers: z.array(McpServerState).nullable(),
+  /** AkurAI Build: disabled, reachable or unreachable with the reason; null until the engines run. */
+  build: BuildHealth.nullable(),
 })
 export type HostHealth = z.infer<typeof HostHealth>
 
