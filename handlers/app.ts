@@ -11,6 +11,7 @@ import { requestId } from './middleware/request-id.ts'
 import { sameOriginWrites } from './middleware/same-origin.ts'
 import { securityHeaders } from './middleware/security-headers.ts'
 import { agents } from './routes/agents.ts'
+import { approvals } from './routes/approvals.ts'
 import { chat } from './routes/chat.ts'
 import { channels } from './routes/channels.ts'
 import { channelInbound } from './routes/channels-inbound.ts'
@@ -79,6 +80,7 @@ export const api = new Hono<AppEnv>()
   .route('/browser', browser)
   .route('/observability', observability)
   .route('/channels', channels)
+  .route('/approvals', approvals)
   .route('/openapi.json', openapi(appRoutes))
 
 // Mounted at `/` by the Node entry, these run for the static UI as well: the headers first, so
