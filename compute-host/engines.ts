@@ -186,6 +186,8 @@ export async function startEngines(
       observers,
       redact,
       workerId: `host-${hostname()}-${process.pid}`,
+      // Reflection runs under the unattended cost cap, priced like every run.
+      prices: () => priceCache.current(),
     })
     // Approvals are asked on channels too, whose service is built last: the late reference.
     let channelsLate: Channels | undefined

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
+import * as Proposals from '../runtime/evolution/proposals.ts'
 import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models/known-models.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
@@ -125,6 +126,11 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
     evolutionRun: () => $.evolution.worker.runNow(),
     evolutionDryRun: () => $.evolution.dryRun(),
+    evolutionApprove: async ({ id }) => {
+      // A secret stored through another host is in this host's redactor only after a sync.
+      await $.vault.sync()
+      return Proposals.approve($.databases.application.db, id, $.redact)
+    },
     ...withFeedbackSignal($, observabilityHandlers($)),
     ...browserHandlers($),
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),

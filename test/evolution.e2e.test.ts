@@ -24,6 +24,7 @@ import {
 import { claim } from '../compute-host/evolution/sql/claim.ts'
 import { REFLECTOR_MARKER } from '../compute-host/evolution/reflection.ts'
 import { LEARNED_HEADING, OVERLAY_CATALOG } from '../runtime/evolution/catalog.ts'
+import { recordRun } from '../runtime/evolution/runs.ts'
 import { recordSignal } from '../runtime/evolution/signals.ts'
 import type { FailureClass } from '../db/evolution-enums.ts'
 import { createSession } from './support/api-fixtures.ts'
@@ -160,6 +161,7 @@ describe('agent evolution', () => {
     const first = await runTask(prompt, { budgetToolCalls: 1 })
     assert.equal(first.state, 'failed')
     assert.equal(first.lastErrorClass, 'budget-exhausted')
+    await until(async () => (await signals()).length === 1, 10_000, 'the signal')
     let list = await signals()
     assert.equal(list.length, 1)
     const [signal] = list
@@ -173,6 +175,8 @@ describe('agent evolution', () => {
 
     const second = await runTask(prompt, { budgetToolCalls: 1 })
     assert.equal(second.state, 'failed')
+    // The signal is recorded by an observer after the task ends: wait for it.
+    await until(async () => (await signals())[0]?.occurrences === 2, 10_000, 'the occurrence')
     list = await signals()
     assert.equal(list.length, 1, 'one row for one failure pattern')
     assert.equal(list[0]!.occurrences, 2)
@@ -439,20 +443,28 @@ describe('agent evolution', () => {
     assert.equal(fact?.content, 'The repo uses npm.')
   })
 
-  test('a change the same failures follow is reverted by evolution itself, saying why', async () => {
+  test('a change after which the same failures rise is reverted by evolution itself, saying why', async () => {
+    // Ten runs before the change, two of them failed; ten after, four failed.
+    for (let i = 0; i < 8; i++)
+      await recordRun(db, randomBytes(16).toString('hex'), ['orchistrator'])
     await planted('regression case', 2, 'repeated-call')
     reflection = { strategy: 'overlay-apply', catalogId: 'vary-or-stop' }
     const applied = await runWorker()
     assert.equal(applied.revisions.length, 1)
     const change = applied.revisions[0]!
-    await planted('regression again', 3, 'repeated-call')
+    for (let i = 0; i < 6; i++)
+      await recordRun(db, randomBytes(16).toString('hex'), ['orchistrator'])
+    await planted('regression again', 4, 'repeated-call')
     reflection = { strategy: 'no-action' }
     const measured = await runWorker()
     assert.equal(measured.reverted.length, 1)
     const { revisions } = await okJson(await api().autonomy.revisions.$get(), 200)
     const compensating = revisions.find((r) => r.id === measured.reverted[0])
     assert.equal(compensating?.revertsRevisionId, change)
-    assert.match(compensating?.rationale ?? '', /same failures continued .*3 new runs/)
+    assert.match(
+      compensating?.rationale ?? '',
+      /failure rate rose .*4 of the 10 runs after it, 40 %, against 2 of the 10 runs before, 20 %/,
+    )
     assert.equal(revisions.find((r) => r.id === change)?.revertedBy, compensating?.id)
     assert.equal((await db.select().from(learnedOverlays)).length, 0)
   })

@@ -6,7 +6,8 @@ import { ProposalRefused } from '../../runtime/evolution/errors.ts'
 import { lockPolicy } from '../../runtime/evolution/policy.ts'
 import { readTarget } from '../../runtime/evolution/targets.ts'
 import { gate } from './gates.ts'
-import type { Reflect } from './reflection.ts'
+import type { RunBudget } from '../runs/budget.ts'
+import { ReflectionOverCap, type Reflect } from './reflection.ts'
 import type { ClaimedSignal } from './types.ts'
 
 // As many signals as one pass would claim.
@@ -22,6 +23,8 @@ export async function dryRun(deps: {
   db: Db
   reflect: Reflect
   redact: (text: string) => string
+  /** The dry run's cost cap: the unattended one, as a pass has. */
+  budget?: () => Promise<RunBudget>
 }): Promise<EvolutionDryRun> {
   const pending = await deps.db
     .select()
@@ -32,6 +35,7 @@ export async function dryRun(deps: {
   const byAgent = new Map<string, ClaimedSignal[]>()
   for (const s of pending) byAgent.set(s.agentId, [...(byAgent.get(s.agentId) ?? []), s])
   const proposals: EvolutionDryRun['proposals'] = []
+  const budget = byAgent.size > 0 ? await deps.budget?.() : undefined
   for (const [agentId, batch] of byAgent) {
     const signalIds = batch.map((s) => s.id)
     const policy = await deps.db.transaction((tx) => lockPolicy(tx, agentId))
@@ -47,7 +51,21 @@ export async function dryRun(deps: {
       })
       continue
     }
-    const reflection = await deps.reflect(agentId, batch)
+    let reflection
+    try {
+      reflection = await deps.reflect(agentId, batch, undefined, budget)
+    } catch (error) {
+      if (!(error instanceof ReflectionOverCap)) throw error
+      proposals.push({
+        agentId,
+        signalIds,
+        strategy: 'no-action',
+        decision: 'no-action',
+        ...none,
+        reason: error.message,
+      })
+      continue
+    }
     try {
       const decision = gate(agentId, reflection, batch, policy, deps.redact)
       if (decision.kind === 'no-action') {

@@ -5,6 +5,8 @@ import * as Settings from '../../runtime/settings/index.ts'
 import type { Logger } from '../log.ts'
 import type { GatewayModels } from '../models/gateway-models.ts'
 import type { ObserverRegistry } from '../runs/observer-registry.ts'
+import { createRunBudget, limitsFrom } from '../runs/budget.ts'
+import { NO_PRICES, type RunPrices } from '../runs/cost-cap.ts'
 import { dryRun } from './dry-run.ts'
 import { createReflector } from './reflection.ts'
 import { feedbackSignal, runSignals, taskSignals } from './signal-observers.ts'
@@ -20,8 +22,8 @@ export type Evolution = {
 
 /**
  * Agent evolution on this host (issue 39): the signal observers join the host's registry, and the
- * worker reflects with the owner's default model (read at each reflection). The caller starts
- * and stops the worker with the other runners.
+ * worker reflects with the owner's default model (read at each reflection), priced under the
+ * unattended cost cap. The caller starts and stops the worker with the other runners.
  */
 export function createEvolution(deps: {
   db: Db
@@ -31,6 +33,8 @@ export function createEvolution(deps: {
   redact: (text: string) => string
   workerId: string
   intervalMs?: number
+  /** The price table; without it reflection is unpriced (counted by no cap). */
+  prices?: () => Promise<RunPrices>
 }): Evolution {
   const signalDeps = { db: deps.db, log: deps.log, redact: deps.redact }
   deps.observers.addTaskObserver(taskSignals(signalDeps))
@@ -39,8 +43,14 @@ export function createEvolution(deps: {
     models: deps.models,
     model: async () => (await Settings.agentRuntime.get(deps.db)).effectiveDefaultModel,
   })
+  // Evolution is unattended work: a pass (or a dry run) spends at most the unattended cost cap.
+  const passBudget = async () =>
+    createRunBudget(limitsFrom(await Settings.agentRuntime.get(deps.db), null, true), {
+      prices: await (deps.prices?.() ?? NO_PRICES),
+    })
   return {
     worker: createEvolutionWorker({
+      passBudget,
       db: deps.db,
       log: deps.log,
       reflect,
@@ -49,6 +59,6 @@ export function createEvolution(deps: {
       ...(deps.intervalMs !== undefined && { intervalMs: deps.intervalMs }),
     }),
     feedback: (body) => feedbackSignal(signalDeps, body),
-    dryRun: () => dryRun({ db: deps.db, reflect, redact: deps.redact }),
+    dryRun: () => dryRun({ db: deps.db, reflect, redact: deps.redact, budget: passBudget }),
   }
 }

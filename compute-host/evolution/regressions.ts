@@ -1,21 +1,33 @@
-import { and, desc, eq, gt, inArray, isNull, sql } from '../../db/drizzle-orm.ts'
+import { and, desc, inArray, isNull, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { evolutionRevisions, evolutionSignals } from '../../db/schema/index.ts'
 import { revert } from '../../runtime/evolution/revisions.ts'
+import { measureWindows, type Windows } from './sql/measure.ts'
 
-/** New runs with the same failure after a change that make it a change that did not help. */
-export const REGRESSION_TRACES = 3
+/** Runs of the agent compared on each side of a change. */
+export const RUN_WINDOW = 10
+/** Fewer runs than this before a change: its rate before is not known, so nothing is judged. */
+export const MIN_RUNS_BEFORE = 5
+/** A change is taken back only when at least this many runs after it failed the same way. */
+export const MIN_FAILURES_AFTER = 3
 // Changes looked at per pass: the newest, which are the ones still being measured.
 const CANDIDATES = 50
 
-export type Measured = { revisionId: string; failuresAfter: number; revertedBy?: string }
+export type Measured = { revisionId: string; revertedBy?: string } & Windows
+
+const percent = (failures: number, runs: number) => `${Math.round((100 * failures) / runs)} %`
 
 /**
- * Every learned change proves itself. A change (an overlay or skill, not yet reverted) was made
- * for failures of some classes; when at least `REGRESSION_TRACES` new runs of the same agent fail
- * with those classes after it, it did not help, and evolution appends the compensating revision
- * itself, saying why. The revert applies only where an owner's revert would (the change is still
- * the target's newest and the target holds what it wrote) and only while evolution is on.
+ * Every learned change proves itself. An overlay or skill change (not yet reverted) was made for
+ * failures of some classes. Once the agent has run `RUN_WINDOW` times since, its failure rate
+ * for those classes over those runs is compared with the rate over the `RUN_WINDOW` runs before
+ * the change; when it rose, the change did not help, and evolution appends the compensating
+ * revision itself, saying why. Minimum counts keep noise out: at least `MIN_RUNS_BEFORE` runs
+ * before (else no rate to compare with) and `MIN_FAILURES_AFTER` failed runs after (one or two
+ * unlucky runs revert nothing). The revert applies only where an owner's revert would (the change
+ * is still the target's newest and the target holds what it wrote) and only while evolution is
+ * on. A change whose window is full and did not get worse stays: the windows are fixed runs, so
+ * later passes come to the same verdict (unless a late signal, a thumbs-down, marks one of them).
  */
 export async function revertRegressions(db: Db): Promise<Measured[]> {
   const candidates = await db
@@ -38,35 +50,23 @@ export async function revertRegressions(db: Db): Promise<Measured[]> {
       .from(evolutionSignals)
       .where(inArray(evolutionSignals.id, revision.signalIds))
     if (cited.length === 0) continue
-    const after = await db
-      .select({ traceIds: evolutionSignals.traceIds })
-      .from(evolutionSignals)
-      .where(
-        and(
-          eq(evolutionSignals.agentId, revision.agentId),
-          inArray(
-            evolutionSignals.failureClass,
-            cited.map((c) => c.failureClass),
-          ),
-          gt(evolutionSignals.updatedAt, revision.createdAt),
-        ),
-      )
-    const before = new Set(revision.traceIds)
-    const failuresAfter = new Set(after.flatMap((s) => s.traceIds).filter((t) => !before.has(t)))
-      .size
-    const entry: Measured = { revisionId: revision.id, failuresAfter }
-    if (failuresAfter >= REGRESSION_TRACES) {
-      try {
-        const compensating = await revert(db, revision.id, {
-          reason: `the same failures continued after this change (${failuresAfter} new runs of ${cited.map((c) => c.failureClass).join(', ')}), so evolution took it back`,
-        })
-        entry.revertedBy = compensating.id
-      } catch {
-        // Stale (the owner or a later change moved the target), already reverted, or evolution
-        // is off: nothing to take back here.
-      }
-    }
+    const classes = cited.map((c) => c.failureClass)
+    const windows = await measureWindows(db, revision.id, revision.agentId, classes, RUN_WINDOW)
+    const entry: Measured = { revisionId: revision.id, ...windows }
     measured.push(entry)
+    const { runsBefore, failuresBefore, runsAfter, failuresAfter } = windows
+    if (runsAfter < RUN_WINDOW || runsBefore < MIN_RUNS_BEFORE) continue
+    if (failuresAfter < MIN_FAILURES_AFTER) continue
+    if (failuresAfter / runsAfter <= failuresBefore / runsBefore) continue
+    try {
+      const compensating = await revert(db, revision.id, {
+        reason: `the failure rate rose after this change (${classes.join(', ')}: ${failuresAfter} of the ${runsAfter} runs after it, ${percent(failuresAfter, runsAfter)}, against ${failuresBefore} of the ${runsBefore} runs before, ${percent(failuresBefore, runsBefore)}), so evolution took it back`,
+      })
+      entry.revertedBy = compensating.id
+    } catch {
+      // Stale (the owner or a later change moved the target), already reverted, or evolution
+      // is off: nothing to take back here.
+    }
   }
   return measured
 }

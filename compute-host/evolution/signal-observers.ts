@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.ts'
 import type { FailureClass } from '../../db/evolution-enums.ts'
 import { SUPERVISOR_AGENT_ID } from '../../runtime/agents/supervisor.ts'
+import { recordRun } from '../../runtime/evolution/runs.ts'
 import { recordSignal, type SignalInput } from '../../runtime/evolution/signals.ts'
 import type { Logger } from '../log.ts'
 import type { RunEvent, RunObserver } from '../runs/run-events.ts'
@@ -85,7 +86,9 @@ const GUARDS = {
 
 /**
  * Signals from runs: a loop broken, a budget ended (in a chat turn; a task's is its failure), a
- * hook's denial, and a chat turn whose message corrects the answer before it. The goal is what the stopped agent was asked: its delegation's prompt, or the
+ * hook's denial, and a chat turn whose message corrects the answer before it. Every run that
+ * ends is also recorded for the supervisor and each specialist it delegated to (runs.ts), so a
+ * learned change can be measured by a failure rate. The goal is what the stopped agent was asked: its delegation's prompt, or the
  * task's prompt, or the session's newest user message.
  */
 export function runSignals(deps: Deps): RunObserver {
@@ -99,7 +102,12 @@ export function runSignals(deps: Deps): RunObserver {
       return
     }
     if (event.type === 'run-end') {
+      const agents = [SUPERVISOR_AGENT_ID, ...(delegated.get(runId)?.keys() ?? [])]
       delegated.delete(runId)
+      // Every run counts, the ones that went well too: learned changes are measured by rates.
+      await recordRun(deps.db, event.run.traceId, agents).catch((error: unknown) =>
+        deps.log.warn('evolution run not recorded', { error }),
+      )
       // The turn is saved before its run ends: its message and the one before it are there.
       if (event.run.kind !== 'chat' || !event.run.sessionId) return
       const corrected = await correctionOf(deps.db, event.run.sessionId)

@@ -3,6 +3,7 @@ import type { EvolutionPass } from '../../runtime/contracts/evolution.ts'
 import { errorMessage } from '../../runtime/error-message.ts'
 import { lockPolicy } from '../../runtime/evolution/policy.ts'
 import type { Logger } from '../log.ts'
+import type { RunBudget } from '../runs/budget.ts'
 import { createSerialQueue } from '../tasks/serial-queue.ts'
 import { applyReflection } from './apply.ts'
 import type { Reflect } from './reflection.ts'
@@ -25,13 +26,19 @@ export type EvolutionWorkerOptions = {
   batchSize?: number
   /** How long a claim is held before another worker may take it over. */
   leaseMs?: number
+  /**
+   * A pass's budget under the unattended cost cap (index.ts): each reflection of the pass is
+   * priced and reserved against it, and one that could pass the cap is not made.
+   */
+  passBudget?: () => Promise<RunBudget>
 }
 
 /**
  * The evolution worker: one per host. A pass first recovers abandoned claims, then claims a batch
  * of due signals (`FOR UPDATE SKIP LOCKED`, so hosts never share one), groups it by agent, asks
  * reflection once per agent and applies the answer (apply.ts). A failed reflection or apply puts
- * that agent's signals back with backoff. Passes never overlap on one host (the timer's and a
+ * that agent's signals back with backoff, and so does a reflection the pass's cost cap did not
+ * allow (it is not made). Passes never overlap on one host (the timer's and a
  * "run now" queue behind each other), and start and stop are serialised the same way.
  */
 export function createEvolutionWorker(options: EvolutionWorkerOptions) {
@@ -44,13 +51,18 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
   let timer: ReturnType<typeof setInterval> | undefined
   let stopping: AbortController | undefined
 
-  async function agentBatch(agentId: string, batch: ClaimedSignal[], pass: EvolutionPass) {
+  async function agentBatch(
+    agentId: string,
+    batch: ClaimedSignal[],
+    pass: EvolutionPass,
+    budget: RunBudget | undefined,
+  ) {
     const ids = batch.map((s) => s.id)
     try {
       // Off already: the model is not asked; apply ignores the batch under the lock.
       const enabled = await db.transaction(async (tx) => (await lockPolicy(tx, agentId)).evolve)
       const reflection = enabled
-        ? await options.reflect(agentId, batch, stopping?.signal)
+        ? await options.reflect(agentId, batch, stopping?.signal, budget)
         : undefined
       const applied = await applyReflection(
         { db, redact: options.redact, workerId },
@@ -98,7 +110,9 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
       pass.claimed = claimed.length
       const byAgent = new Map<string, ClaimedSignal[]>()
       for (const s of claimed) byAgent.set(s.agentId, [...(byAgent.get(s.agentId) ?? []), s])
-      for (const [agentId, batch] of byAgent) await agentBatch(agentId, batch, pass)
+      // One pass is one piece of unattended work: its reflections share one cost cap.
+      const budget = byAgent.size > 0 ? await options.passBudget?.() : undefined
+      for (const [agentId, batch] of byAgent) await agentBatch(agentId, batch, pass, budget)
       return pass
     })
   }

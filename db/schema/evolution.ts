@@ -6,6 +6,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -209,5 +210,30 @@ export const evolutionRevisions = pgTable(
       'popagent_evolution_revisions_op',
       sql`${t.op} in ('create', 'amend', 'retire', 'revert')`,
     ),
+  ],
+)
+
+/**
+ * One row per run (a chat turn or a task attempt) and agent that took part: the supervisor and
+ * each specialist it delegated to. `failure_classes` gains a class when a signal of that class
+ * is recorded for the run (before or after the run's own row), so a run with none went well as
+ * far as evolution can tell. The worker measures a learned change by its agent's failure rate
+ * over the runs before and after it (compute-host/evolution/regressions.ts).
+ */
+export const evolutionRuns = pgTable(
+  'popagent_evolution_runs',
+  {
+    traceId: text().notNull(),
+    agentId: text().notNull(),
+    failureClasses: text()
+      .array()
+      .$type<FailureClass[]>()
+      .notNull()
+      .default(sql`'{}'`),
+    createdAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'popagent_evolution_runs_pk', columns: [t.traceId, t.agentId] }),
+    index('popagent_evolution_runs_agent_idx').on(t.agentId, t.createdAt),
   ],
 )

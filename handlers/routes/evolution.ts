@@ -54,7 +54,8 @@ export const evolution = new Hono<AppEnv>()
     c.json({ proposals: await Proposals.list(c.var.db, c.req.valid('query').status) }, 200),
   )
   .post('/proposals/:id/approve', validate('param', ProposalParams), async (c) =>
-    c.json(await Proposals.approve(c.var.db, c.req.valid('param').id), 200),
+    // On the host: its secret check needs the redactor, which knows the vault's values.
+    c.json(await c.var.host.evolutionApprove(c.req.valid('param')), 200),
   )
   .post('/proposals/:id/reject', validate('param', ProposalParams), async (c) =>
     c.json(await Proposals.reject(c.var.db, c.req.valid('param').id), 200),

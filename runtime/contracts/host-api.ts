@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { AgentToolStatuses } from './agents.ts'
 import { DocSearchInput, DocSearchResult, ImportedFile } from './docs.ts'
 import { ReconcileReport } from './autonomy.ts'
-import { EvolutionDryRun, EvolutionPass } from './evolution.ts'
+import { EvolutionDryRun, EvolutionPass, EvolutionProposal, ProposalParams } from './evolution.ts'
 import { ChatRequest } from './chat.ts'
 import { ChunkNumber, StoppedTurn } from './live-turns.ts'
 import { BuildHealth, GatewayStatus, LocalModelStats, SandboxHealth } from './health.ts'
@@ -348,6 +348,18 @@ export const hostRoutes = {
     output: EvolutionDryRun,
     timeoutMs: 300_000,
     does: 'preview the evolution worker',
+  },
+  /**
+   * Applies a held proposal (the review queue's approve). On the host because its secret check
+   * needs the redactor, which knows the vault's values as they are now.
+   */
+  evolutionApprove: {
+    method: 'POST',
+    path: '/internal/evolution/approve',
+    input: ProposalParams,
+    output: EvolutionProposal,
+    timeoutMs: 30_000,
+    does: 'approve the evolution proposal',
   },
   ...observabilityHostRoutes,
   ...browserHostRoutes,

@@ -61,3 +61,12 @@ export const ProposalBlocked = AppError.define(
   409,
   'the proposal cannot be applied now',
 )
+/**
+ * The proposal now carries a secret (one added to the vault after it was held): it is not
+ * applied, and it is set aside (rejected) with its stored text redacted.
+ */
+export const ProposalCarriesSecret = AppError.define(
+  'PROPOSAL_CARRIES_SECRET',
+  409,
+  'the proposal carries a secret; it was not applied',
+)

@@ -5,7 +5,13 @@ import { evolutionProposals } from '../../db/schema/index.ts'
 import type { EvolutionProposal } from '../contracts/evolution.ts'
 import { createId } from '../ids.ts'
 import { changesToday, DAILY_CHANGES } from './daily-limit.ts'
-import { ProposalBlocked, ProposalDecided, ProposalNotFound, ProposalStale } from './errors.ts'
+import {
+  ProposalBlocked,
+  ProposalCarriesSecret,
+  ProposalDecided,
+  ProposalNotFound,
+  ProposalStale,
+} from './errors.ts'
 import { lockPolicy, type AgentPolicy, type Tx } from './policy.ts'
 import { PROTECTED_KEY } from './protected-keys.ts'
 import { applyChange, lockTarget, type ChangeInput } from './revisions.ts'
@@ -94,15 +100,49 @@ async function lockProposal(
  * the proposal read (`PROPOSAL_STALE` otherwise: an owner's edit or another change since). Then
  * the change and its revision are written as the worker would, and the proposal records it. A
  * second approval returns the approved proposal; approving a rejected one is a 409. Any refusal
- * changes nothing and leaves the proposal waiting.
+ * changes nothing and leaves the proposal waiting, but one: what it would write (its "after",
+ * evidence and rationale) is read again through the host's redactor, which knows the vault's
+ * secrets as they are now. A secret added since the proposal was held makes it
+ * `PROPOSAL_CARRIES_SECRET`: nothing is applied, and the proposal is set aside (rejected) with
+ * its stored text redacted, so the secret is neither written into a revision nor shown again.
  */
-export async function approve(db: Db, id: string): Promise<EvolutionProposal> {
+export async function approve(
+  db: Db,
+  id: string,
+  redact: (text: string) => string,
+): Promise<EvolutionProposal> {
+  const secret = await db.transaction(async (tx) => {
+    const { row } = await lockProposal(tx, id)
+    if (row.status !== 'pending' || !carriesSecret(row, redact)) return false
+    await tx
+      .update(evolutionProposals)
+      .set({
+        status: 'rejected',
+        decidedAt: new Date(),
+        after: redactedSnapshot(row.after ?? null, redact),
+        evidence: redact(row.evidence),
+        rationale: redact(row.rationale),
+      })
+      .where(eq(evolutionProposals.id, id))
+    return true
+  })
+  if (secret) {
+    throw new ProposalCarriesSecret(
+      { id },
+      {
+        message:
+          'this proposal carries a value that is now a vault secret; nothing was applied and the proposal was set aside with the secret redacted',
+      },
+    )
+  }
   const row = await db.transaction(async (tx) => {
     const { row, policy } = await lockProposal(tx, id)
     if (row.status === 'approved') return row
     if (row.status === 'rejected') {
       throw new ProposalDecided({ id }, { message: 'this proposal was rejected; it cannot apply' })
     }
+    // Held again between the two transactions? Only by another approval, which re-checked it.
+    if (carriesSecret(row, redact)) throw new ProposalCarriesSecret({ id })
     const blocked = blockedBy(policy, row)
     if (blocked) throw new ProposalBlocked({ id }, { message: `${blocked}; nothing was changed` })
     if ((await changesToday(tx, row.agentId)) >= DAILY_CHANGES) {
@@ -140,6 +180,22 @@ export async function approve(db: Db, id: string): Promise<EvolutionProposal> {
     return approved!
   })
   return toProposal(row)
+}
+
+/** Whether anything the proposal would write holds a value the redactor now hides. */
+function carriesSecret(row: ProposalRow, redact: (text: string) => string): boolean {
+  const texts = [JSON.stringify(row.after ?? null), row.evidence, row.rationale]
+  return texts.some((text) => redact(text) !== text)
+}
+
+function redactedSnapshot(
+  snapshot: Record<string, unknown> | null,
+  redact: (text: string) => string,
+): Record<string, unknown> | null {
+  if (!snapshot) return null
+  return Object.fromEntries(
+    Object.entries(snapshot).map(([k, v]) => [k, typeof v === 'string' ? redact(v) : v]),
+  )
 }
 
 /** Discards a held proposal, once; nothing it would have written is written. */

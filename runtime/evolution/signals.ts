@@ -7,6 +7,7 @@ import { createId } from '../ids.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../pg-errors.ts'
 import { SignalNotActionable, SignalNotFound } from './errors.ts'
 import { evidenceText, fingerprint } from './evidence.ts'
+import { recordRunFailure } from './runs.ts'
 
 type SignalRow = typeof evolutionSignals.$inferSelect
 
@@ -31,7 +32,8 @@ export const MissingTrace = new Error('an evolution signal needs the trace id of
 /**
  * Records a signal, or counts it on the open one with the same fingerprint (kind, agent, class,
  * normalised subject): one row per failure pattern while it waits, with every distinct trace it
- * was seen in. The evidence is redacted with the host's one redactor before it is stored.
+ * was seen in. The evidence is redacted with the host's one redactor before it is stored. The run
+ * it is about is marked failed with its class (runs.ts), for measuring learned changes.
  */
 export async function recordSignal(
   db: Db,
@@ -66,6 +68,8 @@ export async function recordSignal(
       },
     })
     .returning({ id: evolutionSignals.id, occurrences: evolutionSignals.occurrences })
+  // The run it is about counts as failed with this class when changes are measured.
+  await recordRunFailure(db, input.traceId, input.agentId, input.failureClass)
   return row!
 }
 
