@@ -8,7 +8,9 @@
  *                                                            (a plain one, or our supervisor)
  * Each prints `@url <url>` once it listens. A line `cpu` on stdin answers `@cpu <µs>` (user +
  * system CPU of the process so far); the gateway also answers `calls` (chat completions served),
- * `bytes` (their request bodies' JSON size, summed) and `tools` (tools the last one offered). Other stdout lines (a library's logging) are ignored by the reader.
+ * `bytes` (their request bodies' JSON size, summed), `tools` (how many tools the last one offered)
+ * and `toolNames` (their names, as JSON). Other stdout lines (a library's logging) are ignored by
+ * the reader.
  */
 import { serve } from '@hono/node-server'
 import { Agent } from '@mastra/core/agent'
@@ -31,7 +33,11 @@ import { startComputeHost } from '../compute-host/main.ts'
 import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'
 import { createAgentFactory } from '../compute-host/agents/factory.ts'
 import { createToolProvider } from '../compute-host/agents/tool-provider.ts'
+import { createRecall } from '../compute-host/recall/recall.ts'
+import { createMemorySearchTool } from '../compute-host/tools/memory-search.ts'
 import { createRepoBriefTool } from '../compute-host/tools/repo-brief.ts'
+import { createRetainFactTool } from '../compute-host/tools/retain-fact.ts'
+import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
 import { createWebSearchTool } from '../compute-host/tools/web-search.ts'
 import { createGatewayModels, type GatewayModels } from '../compute-host/models/gateway-models.ts'
 import { memoryOptions } from '../compute-host/memory/observational-options.ts'
@@ -64,6 +70,13 @@ export type MastraArgs = {
   memorySettings: MemorySettings
   /** Serve our supervisor, built once from this database, instead of a plain agent. */
   teamDatabaseUrl?: string
+  /**
+   * Our supervisor's repository (canonical path), as a run with this workspace builds it: its
+   * workspace tools and their Mastra workspace. Without it the team has no repository tools.
+   */
+  teamWorkspaceRoot?: string
+  /** Specialists our turns withhold from the supervisor (a ready brief withholds the researcher). */
+  teamWithheld?: string[]
   /** Time Mastra's storage calls and answer them to `storage` (the turn-latency bench). */
   traceStorage?: boolean
 }
@@ -73,20 +86,44 @@ export type MastraArgs = {
  * tools and skills, the same memory), built once at start and served by Mastra's server: the
  * same agent definition and model request, without the per-turn work around it.
  */
-async function ourTeam(databaseUrl: string, models: GatewayModels, memory: Memory) {
+async function ourTeam(
+  databaseUrl: string,
+  models: GatewayModels,
+  memory: Memory,
+  run: { workspaceRoot?: string | undefined; withheld?: string[] | undefined } = {},
+) {
+  // Kept open: the memory tools hold it (never called here, but a tool must be able to run).
   const db = connectPostgresJs(databaseUrl, { max: 1 })
   const webSearch = createWebSearchTool({ baseUrl: 'http://127.0.0.1:9' })
   const repoBrief = createRepoBriefTool()
+  // The memory tools as the host's engines build them (engines.ts), so the supervisor offers the
+  // model the same tools as a host's turn does.
+  const recall = createRecall({
+    db: db.db,
+    models,
+    log: createLogger({ secrets: [], write: () => {} }),
+    redact: (text) => text,
+  })
+  const memoryTools = { db: db.db, recall }
+  const memorySearch = createMemorySearchTool(memoryTools)
   const factory = createAgentFactory({
     db: db.db,
     models,
+    // The host's start-up self-test, so the sandboxed tools (shell, lsp-inspect) are offered
+    // exactly when a host on this machine offers them.
+    sandbox: await checkSandbox(),
     tools: createToolProvider({
       'web-search': () => ({ ok: true, tool: webSearch }),
       'repo-brief': () => ({ ok: true, tool: repoBrief }),
+      'memory-search': () => ({ ok: true, tool: memorySearch }),
+      'retain-fact': (agent) => ({ ok: true, tool: createRetainFactTool(memoryTools, agent.id) }),
     }),
   })
-  const team = await factory.build({ memory })
-  await db.close()
+  const team = await factory.build({
+    memory,
+    ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
+    ...(run.withheld && { withheld: run.withheld }),
+  })
   return team.supervisor
 }
 
@@ -125,11 +162,13 @@ async function gateway() {
   const gw = await startScriptedGateway({ models: [{ id: MODEL, contextWindow: 131_072 }] })
   let calls = 0
   let bytes = 0
-  let tools = 0
+  let tools: string[] = []
   gw.respondWith((request) => {
     calls++
     bytes += JSON.stringify(request.body).length
-    tools = request.body?.tools?.length ?? 0
+    tools = (request.body?.tools ?? []).map(
+      (t: { function?: { name?: string } }) => t.function?.name ?? '?',
+    )
     // Recorded requests would grow without bound over thousands of turns.
     gw.requests.length = 0
     return { text: REPLY }
@@ -137,7 +176,8 @@ async function gateway() {
   answerCommands({
     calls: () => String(calls),
     bytes: () => String(bytes),
-    tools: () => String(tools),
+    tools: () => String(tools.length),
+    toolNames: () => JSON.stringify(tools),
   })
   console.log(`@url ${gw.url}`)
 }
@@ -189,7 +229,10 @@ async function mastra(args: MastraArgs) {
   await storage.init()
   const memory = new Memory({ storage, options: memoryOptions(args.memorySettings, models) })
   const agent = args.teamDatabaseUrl
-    ? await ourTeam(args.teamDatabaseUrl, models, memory)
+    ? await ourTeam(args.teamDatabaseUrl, models, memory, {
+        workspaceRoot: args.teamWorkspaceRoot,
+        withheld: args.teamWithheld,
+      })
     : new Agent({
         id: MASTRA_AGENT,
         name: 'Assistant',

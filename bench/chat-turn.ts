@@ -15,12 +15,14 @@
  * - Theirs: `POST /api/agents/assistant/stream` on `@mastra/hono`'s `MastraServer` (one
  *   process): one Agent with our supervisor's instructions and no tools, the same model through
  *   the same `@ai-sdk/openai-compatible` provider, and Mastra memory with the same options on
- *   `@mastra/pg`'s PostgresStore; Mastra's SSE of its own chunks. This is the goal's baseline.
+ *   `@mastra/pg`'s PostgresStore; Mastra's SSE of its own chunks. The first goal's baseline (≤ 0.8×).
  * - Theirs, same team: a second such server serving our supervisor as our agent factory builds
  *   it (specialists as delegation tools, tools, skills, same memory), built once at start: the
  *   identical model request (same tools, same bytes) without our per-turn work around it (edge
  *   hop, session row, settings and agent rows read and agents rebuilt every turn). It shows how
- *   much of the difference is the richer agent and how much is our path.
+ *   much of the difference is the richer agent and how much is our path, and it is the fair
+ *   anchor of issue 41's goal (≤ 1.1× its CPU per turn). Its tools are built as the host's are
+ *   (memory tools, the sandbox self-test); any tool only one side offers is named in the result.
  *
  * Each turn is a new session (ours) or thread (theirs), so every side reads an empty history and
  * persists the exchange (checked at the end). Model calls per turn, their request size and tool
@@ -73,6 +75,8 @@ type Batch = {
   calls: number
   requestKb: number
   tools: number
+  /** The tools the last model request offered, by name. */
+  toolNames: string[]
 }
 
 async function readAll(res: Response, what: string) {
@@ -172,6 +176,7 @@ async function batch(
     calls: calls / turns,
     requestKb: bytes / calls / 1024,
     tools: Number(await gateway.ask('tools')),
+    toolNames: JSON.parse(await gateway.ask('toolNames')) as string[],
   }
 }
 
@@ -315,26 +320,32 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
         }
         rounds.push(batches)
       }
-      const of = (i: number, key: keyof Batch) => median(rounds.map((r) => r[i]![key]))
-      for (const [i, against] of [
-        [1, 'Mastra server'],
-        [2, 'Mastra server with our agent team'],
+      const of = (i: number, key: Exclude<keyof Batch, 'toolNames'>) =>
+        median(rounds.map((r) => r[i]![key]))
+      // Against the plain agent the goal is the first one set (≤ 0.8×); against Mastra running
+      // our own agent definition it is issue 41's (≤ 1.1×): the same agent, our path around it.
+      for (const [i, against, goal] of [
+        [1, 'Mastra server', 0.8],
+        [2, 'Mastra server with our agent team', 1.1],
       ] as const) {
         const cpuRatio = median(rounds.map((r) => r[0]!.cpuMs / r[i]!.cpuMs))
         const wallRatio = median(rounds.map((r) => r[0]!.wallMs / r[i]!.wallMs))
+        const theirTools = new Set(rounds[0]![i]!.toolNames)
+        const onlyOurs = rounds[0]![0]!.toolNames.filter((name) => !theirTools.has(name))
         results.push({
           name: `chat turn server CPU vs ${against}, ${label}`,
-          goal: '≤ 0.8×',
+          goal: `≤ ${goal}×`,
           ratio: cpuRatio,
-          met: cpuRatio <= 0.8,
+          met: cpuRatio <= goal,
           detail:
             `CPU ${f1(of(0, 'cpuMs'))} (edge ${f1(of(0, 'edgeMs'))}) vs ${f1(of(i, 'cpuMs'))} ` +
             `ms/turn; ` +
             `wall ${f1(of(0, 'wallMs'))} vs ${f1(of(i, 'wallMs'))} ms/turn ` +
             `(${wallRatio.toFixed(2)}×); model calls/turn ${of(0, 'calls')} vs ` +
             `${of(i, 'calls')}, each sending ${f1(of(0, 'requestKb'))} vs ` +
-            `${f1(of(i, 'requestKb'))} KB with ${of(0, 'tools')} vs ${of(i, 'tools')} tools; ` +
-            `${turns} turns × ${options.rounds} rounds`,
+            `${f1(of(i, 'requestKb'))} KB with ${of(0, 'tools')} vs ${of(i, 'tools')} tools` +
+            (i === 2 && onlyOurs.length ? ` (only ours: ${onlyOurs.join(', ')})` : '') +
+            `; ${turns} turns × ${options.rounds} rounds`,
         })
       }
     }

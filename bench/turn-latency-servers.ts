@@ -12,7 +12,8 @@
  * requests since it was last asked, as a JSON array; `mode reply|team` chooses the script (every
  * request answered at once with the scripted text, or a supervisor that delegates once to each
  * specialist it is offered, one after the other, and then answers); `recorded` answers the bodies
- * of the chat requests recorded since `mode team` was set, as JSON.
+ * of the chat requests recorded since `mode team` was set, as JSON; `toolNames` the names of the
+ * tools the last chat request offered, as JSON.
  * Host commands: `prep` answers the run-start preparations since it was last asked (run and
  * session ids, startedAt, phases), as a JSON array; `storage` the Mastra storage calls settled
  * since it was last asked (name, start, end; see turn-latency-storage.ts).
@@ -47,8 +48,12 @@ async function gateway() {
   let arrivals: number[] = []
   let mode: 'reply' | 'team' = 'reply'
   let recorded: RecordedRequest[] = []
+  let toolNames: string[] = []
   gw.respondWith((request) => {
     arrivals.push(epochNow())
+    toolNames = ((request.body?.tools ?? []) as Array<{ function?: { name?: string } }>).map(
+      (t) => t.function?.name ?? '?',
+    )
     // Recorded requests would grow without bound over hundreds of turns.
     gw.requests.length = 0
     if (mode === 'reply') return { text: REPLY }
@@ -74,6 +79,7 @@ async function gateway() {
       recorded = []
       return 'ok'
     },
+    toolNames: () => JSON.stringify(toolNames),
     recorded: () => {
       const taken = recorded
       recorded = []
