@@ -8,7 +8,18 @@ import { RequestContext } from '@mastra/core/request-context'
 import { createTool, validateToolInput } from '@mastra/core/tools'
 import { makeCoreTool } from '@mastra/core/utils'
 import { z } from 'zod'
+import { Agent } from '@mastra/core/agent'
+import type { AnyTool } from '../compute-host/agents/tool-provider.ts'
+import { createAdmissionQueue } from '../compute-host/models/admission-queue.ts'
+import { createGatewayModels } from '../compute-host/models/gateway-models.ts'
+import { createDocsSearchTool } from '../compute-host/tools/docs-search.ts'
 import { keptJsonSchema } from '../compute-host/tools/kept-json-schema.ts'
+import { createMemorySearchTool } from '../compute-host/tools/memory-search.ts'
+import { createRepoBriefTool } from '../compute-host/tools/repo-brief.ts'
+import { createRetainFactTool } from '../compute-host/tools/retain-fact.ts'
+import { createWebSearchTool } from '../compute-host/tools/web-search.ts'
+import { createLspInspect } from '../compute-host/workspaces/lsp-inspect.ts'
+import { startScriptedGateway } from './support/scripted-gateway.ts'
 
 const shape = () =>
   z.object({
@@ -85,4 +96,52 @@ test("validation stays zod's own, with Mastra's handling of a model's nulls", ()
   assert.deepEqual((ok as { data: unknown }).data, { query: 'tests' })
   const refused = validateToolInput(kept, { query: '' }, 'probe')
   assert.ok('error' in refused && refused.error, 'an empty query is refused')
+})
+
+/**
+ * Our tools as the model receives them: the `tools` array of the requests the scripted gateway
+ * got from a real agent's streams, with each tool's kept schema and with a fresh copy of the same
+ * zod schema (`clone()`, which zod converts afresh), on a first and a later stream.
+ */
+test('the model receives the same tool definitions from kept schemas, on every stream', async () => {
+  const gateway = await startScriptedGateway({ models: [{ id: 'test/model' }] })
+  try {
+    const models = createGatewayModels({
+      url: gateway.url,
+      localModels: { queue: createAdmissionQueue(1), isLocal: () => false },
+    })
+    const deps = {} as never // the tools are never called here; building them needs no deps
+    const ours: Record<string, AnyTool> = {
+      'web-search': createWebSearchTool({ baseUrl: 'http://127.0.0.1:9' }),
+      'repo-brief': createRepoBriefTool(),
+      'docs-search': createDocsSearchTool(deps),
+      'memory-search': createMemorySearchTool(deps),
+      'retain-fact': createRetainFactTool(deps, 'probe'),
+      'lsp-inspect': createLspInspect('/nonexistent').tool,
+    }
+    const fresh = Object.fromEntries(
+      Object.entries(ours).map(([name, tool]) => [
+        name,
+        { ...tool, inputSchema: (tool.inputSchema as z.ZodType).clone() } as AnyTool,
+      ]),
+    )
+    const toolsSent = async (tools: Record<string, AnyTool>) => {
+      const agent = new Agent({
+        id: 'probe',
+        name: 'probe',
+        instructions: 'probe',
+        model: models.languageModel('test/model'),
+        tools,
+      })
+      gateway.enqueue({ text: 'ok' })
+      await (await agent.stream('hello')).consumeStream()
+      return gateway.requests.at(-1)!.body.tools as unknown[]
+    }
+    const expected = await toolsSent(fresh)
+    assert.equal(expected.length, Object.keys(ours).length)
+    assert.deepEqual(await toolsSent(ours), expected)
+    assert.deepEqual(await toolsSent(ours), expected, 'a later stream, from the kept conversion')
+  } finally {
+    await gateway.close()
+  }
 })
