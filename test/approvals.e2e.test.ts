@@ -210,6 +210,25 @@ describe('approvals', () => {
     assert.equal(late.approval.status, 'expired')
   })
 
+  test('stopping the turn ends the wait: the approval expires and the call never runs', async () => {
+    askTimeoutSeconds = 60
+    const sessionId = await createSession(stack.edge())
+    const since = stack.gateway.requests.length
+    const turn = chat(sessionId, 'please delegate')
+    const approval = await approvalOf(sessionId)
+    const started = Date.now()
+    const stop = await fetch(`${url}/api/sessions/${sessionId}/stop`, {
+      method: 'POST',
+      headers: { 'x-popagent-key': API_KEY },
+    })
+    assert.equal(stop.status, 200)
+    await turn
+    assert.ok(Date.now() - started < 10_000, 'the wait outlived the stop')
+    const after = await okJson(await api.approvals[':id'].$get({ param: { id: approval.id } }), 200)
+    assert.equal(after.status, 'expired')
+    assert.equal(implementerAsked(since), false, 'the call ran after the stop')
+  })
+
   test('over Telegram: a stranger’s press is refused, the owner’s is honoured once', async () => {
     askTimeoutSeconds = 30
     let update = 5_000
