@@ -188,6 +188,8 @@ export async function startEngines(
       workerId: `host-${hostname()}-${process.pid}`,
       // Reflection runs under the unattended cost cap, priced like every run.
       prices: () => priceCache.current(),
+      intervalMs: env.POPAGENT_EVOLUTION_INTERVAL_MS,
+      leaseMs: env.POPAGENT_EVOLUTION_LEASE_MS,
     })
     // Approvals are asked on channels too, whose service is built last: the late reference.
     let channelsLate: Channels | undefined

@@ -88,6 +88,10 @@ export const HostEnv = z
     // A channel outbox chunk claimed but not finished for this long (its host died mid-send) is
     // sent again (compute-host/channels/outbox/engine.ts).
     POPAGENT_OUTBOX_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
+    // The evolution worker's pace and claim lease: a pass every interval; signals claimed by a
+    // host that died are reclaimed after the lease (compute-host/evolution/worker.ts).
+    POPAGENT_EVOLUTION_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+    POPAGENT_EVOLUTION_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(300_000),
     // The owner's browser MCP server's Unix socket (docs/browser.md); unset: the one
     // `popagent browser-server` makes, POPAGENT_DATA_DIR/browser/mcp.sock.
     POPAGENT_BROWSER_SOCKET: z.string().min(1).optional(),

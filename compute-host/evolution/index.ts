@@ -33,6 +33,7 @@ export function createEvolution(deps: {
   redact: (text: string) => string
   workerId: string
   intervalMs?: number
+  leaseMs?: number
   /** The price table; without it reflection is unpriced (counted by no cap). */
   prices?: () => Promise<RunPrices>
 }): Evolution {
@@ -57,6 +58,7 @@ export function createEvolution(deps: {
       redact: deps.redact,
       workerId: deps.workerId,
       ...(deps.intervalMs !== undefined && { intervalMs: deps.intervalMs }),
+      ...(deps.leaseMs !== undefined && { leaseMs: deps.leaseMs }),
     }),
     feedback: (body) => feedbackSignal(signalDeps, body),
     dryRun: () => dryRun({ db: deps.db, reflect, redact: deps.redact, budget: passBudget }),
