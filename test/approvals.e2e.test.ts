@@ -13,6 +13,7 @@ import { createServer } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { createSession } from './support/api-fixtures.ts'
 import { markRoles, roleOf, toolResultsOf, userMessage } from './support/chat.ts'
+import { slackSignature, startFakeSlack, type FakeSlack } from './support/fake-slack.ts'
 import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts'
 import { closerOf, listenOnLoopback } from './support/loopback-server.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
@@ -24,6 +25,8 @@ const ROUTE = 'remote/a'
 const API_KEY = 'approvals-e2e-api-key-0123456789'
 const BOT_TOKEN = '654321:telegram-bot-token-abcdefghijklmnop'
 const TG_SECRET = 'telegram-webhook-secret-token-4567'
+const SLACK_TOKEN = 'xoxb-approvals-bot-token-0123456789'
+const SLACK_SIGNING = 'slack-approvals-signing-secret-0123'
 const OWNER = 42
 const STRANGER = 99
 
@@ -33,6 +36,8 @@ describe('approvals', () => {
   let api: Client['api']
   let telegram: FakeTelegram
   let telegramId: string
+  let slack: FakeSlack
+  let slackId: string
   let closeHook: () => Promise<void>
   /** What the ask hook answers; each test sets its bound. */
   let askTimeoutSeconds = 30
@@ -46,6 +51,7 @@ describe('approvals', () => {
     api = typedClient(url, { apiKey: API_KEY }).api
     await markRoles(stack, ['orchistrator', 'implementer'])
     telegram = await startFakeTelegram({ token: BOT_TOKEN })
+    slack = await startFakeSlack({ token: SLACK_TOKEN })
     // The supervisor delegates once (the call the hook asks about), then says what came back.
     stack.gateway.respondWith((request) => {
       const results = toolResultsOf(request)
@@ -98,11 +104,26 @@ describe('approvals', () => {
       201,
     )
     telegramId = tg.id
+    const sl = await okJson(
+      await api.channels.$post({
+        json: {
+          kind: 'slack',
+          name: 'Team',
+          model: ROUTE,
+          allowedSenders: ['U0OWNER'],
+          settings: { apiBaseUrl: slack.url, allowLoopback: true },
+          secrets: { botToken: SLACK_TOKEN, signingSecret: SLACK_SIGNING },
+        },
+      }),
+      201,
+    )
+    slackId = sl.id
   })
   after(async () => {
     stack?.gateway.respondWith(undefined)
     await stack?.stop()
     await telegram?.close()
+    await slack?.close()
     await closeHook?.()
   })
 
@@ -306,5 +327,79 @@ describe('approvals', () => {
       'the answer on Telegram',
     )
     assert.equal(implementerAsked(since), true)
+  })
+
+  test('over Slack: the question has Block Kit buttons; a stranger’s press changes nothing, the owner’s deny refuses the call', async () => {
+    askTimeoutSeconds = 30
+    const signed = (body: string, type: string) => {
+      const timestamp = Math.floor(Date.now() / 1000)
+      return fetch(`${url}/api/channels/${slackId}/inbound`, {
+        method: 'POST',
+        headers: {
+          'content-type': type,
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature(SLACK_SIGNING, timestamp, body),
+        },
+        body,
+      })
+    }
+    const THREAD = '1700000000.000200'
+    const press = (user: string, value: string) =>
+      signed(
+        `payload=${encodeURIComponent(
+          JSON.stringify({
+            type: 'block_actions',
+            user: { id: user },
+            channel: { id: 'C0APPROVE' },
+            message: { ts: '1700000001.000300', thread_ts: THREAD },
+            actions: [{ value, action_ts: `${Date.now()}.${user}` }],
+          }),
+        )}`,
+        'application/x-www-form-urlencoded',
+      )
+    const since = stack.gateway.requests.length
+    const sent = await signed(
+      JSON.stringify({
+        type: 'event_callback',
+        event_id: 'EvApproval1',
+        event: {
+          type: 'message',
+          user: 'U0OWNER',
+          channel: 'C0APPROVE',
+          channel_type: 'channel',
+          ts: THREAD,
+          text: 'please delegate',
+        },
+      }),
+      'application/json',
+    )
+    assert.equal(sent.status, 202)
+    const question = await waitFor(
+      () => slack.calls.find((c) => c.method === 'chat.postMessage' && c.params.blocks),
+      15_000,
+      'the question on Slack',
+    )
+    assert.equal(question.params.thread_ts, THREAD)
+    const values = question.params.blocks[1].elements.map((e: { value: string }) => e.value)
+    const id = /^appr:(apr_\w+):a$/.exec(values[0])?.[1]
+    assert.ok(id, `unexpected button value ${values[0]}`)
+    assert.equal(values[1], `appr:${id}:d`)
+    const status = async () =>
+      (await okJson(await api.approvals[':id'].$get({ param: { id } }), 200)).status
+
+    assert.equal((await press('U0STRANGER', values[0])).status, 202)
+    assert.equal(await status(), 'pending')
+    assert.equal((await press('U0OWNER', values[1])).status, 202)
+    assert.equal(await status(), 'denied')
+    const answer = await waitFor(
+      () =>
+        slack.calls.find(
+          (c) => c.method === 'chat.postMessage' && /the owner denied/.test(c.params.text ?? ''),
+        ),
+      15_000,
+      'the answer on Slack',
+    )
+    assert.equal(answer.params.thread_ts, THREAD)
+    assert.equal(implementerAsked(since), false, 'the denied call ran')
   })
 })

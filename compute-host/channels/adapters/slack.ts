@@ -17,6 +17,12 @@ import { PermanentSendError, type ChannelAdapter, type InboundEvent } from '../t
  * Messages from bots (this one included) and edits are ignored, so the bot never answers itself.
  * Answers go by `chat.postMessage`, at most 4,000 characters, a second apart per conversation;
  * a 429's Retry-After is honoured; `not_in_channel`, `channel_not_found`, `is_archived` block.
+ *
+ * Buttons (an approval's Allow and Deny) go as Block Kit: a section with the text and an actions
+ * block, each button's `value` its data. A press comes back to the same request URL (the app's
+ * Interactivity URL set to it) as a form field `payload` holding a `block_actions` JSON, signed
+ * like every request; its conversation and thread are those of the message the buttons were on.
+ * Slack takes the request's 2xx answer as the acknowledgement and shows no text for it.
  */
 type SlackEvent = {
   type?: string
@@ -29,6 +35,45 @@ type SlackEvent = {
   ts?: string
   thread_ts?: string
 }
+/** An interactivity request's `payload` when a button was pressed (the fields read here). */
+type BlockActions = {
+  type?: string
+  user?: { id?: string }
+  channel?: { id?: string }
+  container?: { channel_id?: string; thread_ts?: string; message_ts?: string }
+  message?: { ts?: string; thread_ts?: string }
+  actions?: { value?: string; action_ts?: string }[]
+}
+/** Section text is at most 3,000 characters in Block Kit; the message's `text` keeps it all. */
+const SECTION_CHARS = 3_000
+
+/** A verified interactivity request's button press, or undefined when it is none. */
+function buttonPress(body: string): InboundEvent | undefined {
+  const raw = new URLSearchParams(body).get('payload')
+  if (!raw) return undefined
+  let payload: BlockActions
+  try {
+    payload = JSON.parse(raw) as BlockActions
+  } catch {
+    return undefined
+  }
+  const action = payload.actions?.[0]
+  const conversation = payload.channel?.id ?? payload.container?.channel_id
+  const sender = payload.user?.id
+  if (payload.type !== 'block_actions' || !action?.value || !conversation || !sender) {
+    return undefined
+  }
+  return {
+    type: 'button',
+    // Slack does not resend a press; its action_ts (and who pressed) names it.
+    externalId: `action:${action.action_ts ?? ''}:${sender}:${action.value}`,
+    sender,
+    conversation,
+    thread: payload.message?.thread_ts ?? payload.container?.thread_ts ?? '',
+    data: action.value.slice(0, 64),
+  }
+}
+
 type SlackBody = {
   type?: string
   challenge?: string
@@ -69,9 +114,14 @@ export function createSlackAdapter(config: {
       return matched ? { ok: true } : { ok: false, reason: 'no signature matches' }
     },
     parse(request): InboundEvent[] {
+      const text = new TextDecoder().decode(request.body)
+      if (text.startsWith('payload=')) {
+        const press = buttonPress(text)
+        return press ? [press] : []
+      }
       let body: SlackBody
       try {
-        body = JSON.parse(new TextDecoder().decode(request.body)) as SlackBody
+        body = JSON.parse(text) as SlackBody
       } catch {
         return []
       }
@@ -113,6 +163,23 @@ export function createSlackAdapter(config: {
             channel: message.conversation,
             text: message.text,
             ...(message.thread && { thread_ts: message.thread }),
+            ...(message.buttons && {
+              blocks: [
+                {
+                  type: 'section',
+                  text: { type: 'mrkdwn', text: message.text.slice(0, SECTION_CHARS) },
+                },
+                {
+                  type: 'actions',
+                  elements: message.buttons.map((b) => ({
+                    type: 'button',
+                    text: { type: 'plain_text', text: b.text },
+                    value: b.data,
+                    action_id: b.data,
+                  })),
+                },
+              ],
+            }),
           }),
         },
         policy,
