@@ -9,6 +9,7 @@ import { createEvolution } from './evolution/index.ts'
 import { createBrowser, defaultBrowserSocket } from './browser/index.ts'
 import { createOwnerMcpServers } from './mcp/servers/owner-servers.ts'
 import { createBuildClient } from './build/client.ts'
+import { buildMaintenanceOr, createBuildMaintenanceExecutor } from './build/maintenance.ts'
 import { buildToolImplementations } from './build/tools.ts'
 import { createHookDispatcher } from './hooks/dispatcher.ts'
 import { taskStopHooks } from './hooks/task-stop.ts'
@@ -239,7 +240,17 @@ export async function startEngines(
               // The phase agents run under the unattended cost cap, priced like every run.
               prices: () => priceCache.current(),
             }),
-            createTaskAttempts(runDeps(partial, hostLog)),
+            buildMaintenanceOr(
+              createBuildMaintenanceExecutor({
+                db,
+                workspaceRoot,
+                log: log.child({ component: 'build-maintenance' }),
+                build,
+                attempts: (observers) =>
+                  createTaskAttempts(runDeps(partial, hostLog), { observers }),
+              }),
+              createTaskAttempts(runDeps(partial, hostLog)),
+            ),
           ),
         ),
         timing: () => taskTiming(db),

@@ -27,7 +27,13 @@ const SELF_UPDATE_REMEDIATION =
  * PostgreSQL, delegation and tool hooks, recall, step bounds, final-response guard, run events).
  * The memory thread is the task's session when it has one, otherwise one thread per task.
  */
-export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
+export function createTaskAttempts(
+  hostDeps: RunDeps,
+  options: {
+    /** More observers of each attempt's run (build-maintenance records its evidence so). */
+    observers?: (task: Tasks.TaskRow, context: AttemptContext) => RunObserver[]
+  } = {},
+): TaskExecutor {
   return async (task, context) => {
     // Every line the attempt logs names its trace, so the trace finds them (log-forwarder.ts).
     const deps = { ...hostDeps, log: hostDeps.log.child({ traceId: context.traceId }) }
@@ -69,7 +75,10 @@ export function createTaskAttempts(hostDeps: RunDeps): TaskExecutor {
       query: task.prompt,
       model: task.model,
       usage,
-      observers: [transcriptOf(context, deps.redact, () => budgetNow())],
+      observers: [
+        transcriptOf(context, deps.redact, () => budgetNow()),
+        ...(options.observers?.(task, context) ?? []),
+      ],
       signal: context.signal,
       budget: { overrides: task.budget, used: task.budgetUsed, unattended: true },
       loopBreaker: {

@@ -28,18 +28,41 @@ export async function startFakeBuildServer(): Promise<FakeBuildServer> {
 
   const newServer = () => {
     const server = new McpServer({ name: 'fake-akurai-build', version: '1.0.0' })
-    const op = (name: string, text: string) =>
-      server.registerTool(
-        name,
-        { description: name, inputSchema: { id: z.string().optional() } },
-        async () => ({ content: [{ type: 'text', text }] }),
-      )
+    const input = {
+      id: z.string().optional(),
+      ref: z.string().optional(),
+      commit: z.string().optional(),
+      issue: z.string().optional(),
+      body: z.string().optional(),
+    }
+    type Input = { [K in keyof typeof input]?: string }
+    // `structured`: the answer's structuredContent, as a Build server returns ids (the evidence
+    // build-maintenance records).
+    const op = (
+      name: string,
+      text: string,
+      structured?: (args: Input) => Record<string, unknown>,
+    ) =>
+      server.registerTool(name, { description: name, inputSchema: input }, async (args) => ({
+        content: [{ type: 'text', text }],
+        ...(structured && { structuredContent: structured(args) }),
+      }))
     op('runs_list', 'run 1: green')
     op('runs_get', 'run 1')
-    op('runs_queue', 'queued run 2')
+    op('runs_queue', 'queued run 2', (args) => ({
+      runId: 'run-2',
+      status: 'queued',
+      ...(args.ref && { ref: args.ref }),
+      ...(args.commit && { commit: args.commit }),
+      url: `https://build.example/runs/run-2`,
+    }))
     op('environments_promote', 'promoted')
     op('issues_list', 'issue 7')
-    op('comments_create', 'commented')
+    op('comments_create', 'commented', (args) => ({
+      id: 'comment-9',
+      issue: args.issue ?? '7',
+      url: 'https://build.example/issues/7#comment-9',
+    }))
     // Listed, answered by hand below.
     op('audit_list', 'never this')
     op('metrics_get', 'never this')
