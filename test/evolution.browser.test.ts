@@ -78,6 +78,10 @@ describe('the Autonomy page', { skip: browserMissing }, () => {
     await signals.getByText('Goal: List the open issues').waitFor()
     assert.equal(await signals.getByRole('link', { name: /trace/ }).count(), 2)
     assert.equal(await page.getByLabel('Agent evolution').isChecked(), true)
+    // Self-update, read only: no schedule (self-update is off) and no run yet.
+    await page.getByRole('heading', { name: 'Self-update' }).waitFor()
+    await page.getByText('No workspace has a self-update schedule').waitFor()
+    await page.getByText('No self-update has run yet.').waitFor()
 
     await page.getByRole('button', { name: 'Dry run' }).click()
     const preview = page.getByRole('region', { name: 'Dry run' })

@@ -8,7 +8,6 @@ import type {
 } from '../../../runtime/contracts/evolution.ts'
 import { ConfirmAction } from '../components/confirm-action.tsx'
 import { when } from '../components/dates.ts'
-import { Empty, ListTable } from '../components/list-table.tsx'
 import { ErrorNote } from '../components/status.tsx'
 import { createSubmission } from '../forms/submission.ts'
 import {
@@ -29,6 +28,8 @@ import {
   setReviewByDefault,
 } from '../queries/autonomy.ts'
 import { createData } from '../queries/data.ts'
+import { describe, DiffCell, ListCard, TargetCell, TraceLinks } from './autonomy-list.tsx'
+import { SelfUpdatePanel } from './autonomy-self-update.tsx'
 import './admin.css'
 import './autonomy.css'
 
@@ -37,13 +38,14 @@ import './autonomy.css'
  * per agent; off wins; applied automatically or held for review), the review queue (held
  * proposals with their diff, Approve and Reject), the evidence the worker reads (signals, with
  * their traces), every change it made (revisions, each with its before and after and a Revert),
- * and a worker pass now.
+ * and a worker pass now; and, read only, self-update's schedules and newest runs.
  */
 export default function Autonomy() {
   return (
     <section class="stack admin autonomy">
       <h1>Autonomy</h1>
       <Policies />
+      <SelfUpdatePanel />
       <ReviewQueue />
       <Signals />
       <Revisions />
@@ -189,34 +191,16 @@ function Policies() {
 function ReviewQueue() {
   const proposals = createData(() => getProposals())
   return (
-    <div class="card stack">
-      <h2>Review queue</h2>
-      <p class="muted">
-        Learned changes held for an agent under review. Approve applies one now, if its target still
-        holds what it held when the change was proposed; Reject discards it.
-      </p>
-      <ErrorNote error={proposals.error()} />
-      <Show
-        when={(proposals.data()?.proposals.length ?? 0) > 0}
-        fallback={<Empty>Nothing is waiting for review.</Empty>}
-      >
-        <ListTable
-          label="Proposals"
-          head={
-            <>
-              <th class="hide-narrow">When</th>
-              <th>Target</th>
-              <th>Change</th>
-              <th>Before → after</th>
-              <th>Evidence</th>
-              <th>Actions</th>
-            </>
-          }
-        >
-          <For each={proposals.data()?.proposals}>{(p) => <ProposalRow proposal={p} />}</For>
-        </ListTable>
-      </Show>
-    </div>
+    <ListCard
+      title="Review queue"
+      note="Learned changes held for an agent under review. Approve applies one now, if its target still holds what it held when the change was proposed; Reject discards it."
+      label="Proposals"
+      error={proposals.error()}
+      items={proposals.data()?.proposals}
+      empty="Nothing is waiting for review."
+      columns={['When', 'Target', 'Change', 'Before → after', 'Evidence', 'Actions']}
+      row={(p) => <ProposalRow proposal={p} />}
+    />
   )
 }
 
@@ -226,23 +210,15 @@ function ProposalRow(props: { proposal: EvolutionProposal }) {
   return (
     <tr>
       <td class="hide-narrow">{when(p().createdAt)}</td>
-      <td>
-        {p().targetKind}
-        <div class="mono">{p().targetKey}</div>
-      </td>
+      <TargetCell kind={p().targetKind} targetKey={p().targetKey} />
       <td>
         {p().strategy}
         <div class="muted">{p().rationale}</div>
       </td>
-      <td class="diff" aria-label={`Diff of ${p().id}`}>
-        <del>{describe(p().before)}</del>
-        <ins>{describe(p().after)}</ins>
-      </td>
+      <DiffCell id={p().id} before={p().before} after={p().after} />
       <td>
         <pre class="evidence">{p().evidence}</pre>
-        <For each={p().traceIds}>
-          {(t, i) => <a href={`#/observability/traces/${t}`}>trace {i() + 1} </a>}
-        </For>
+        <TraceLinks traceIds={p().traceIds} />
       </td>
       <td>
         <button
@@ -271,31 +247,15 @@ function ProposalRow(props: { proposal: EvolutionProposal }) {
 function Signals() {
   const signals = createData(() => getSignals())
   return (
-    <div class="card stack">
-      <h2>Signals</h2>
-      <ErrorNote error={signals.error()} />
-      <Show
-        when={(signals.data()?.signals.length ?? 0) > 0}
-        fallback={<Empty>No signals yet: failed tasks, stops and thumbs-down show here.</Empty>}
-      >
-        <ListTable
-          label="Signals"
-          head={
-            <>
-              <th class="hide-narrow">When</th>
-              <th>Agent</th>
-              <th>Kind</th>
-              <th>Seen</th>
-              <th>Status</th>
-              <th>Evidence</th>
-              <th>Actions</th>
-            </>
-          }
-        >
-          <For each={signals.data()?.signals}>{(s) => <SignalRow signal={s} />}</For>
-        </ListTable>
-      </Show>
-    </div>
+    <ListCard
+      title="Signals"
+      label="Signals"
+      error={signals.error()}
+      items={signals.data()?.signals}
+      empty="No signals yet: failed tasks, stops and thumbs-down show here."
+      columns={['When', 'Agent', 'Kind', 'Seen', 'Status', 'Evidence', 'Actions']}
+      row={(s) => <SignalRow signal={s} />}
+    />
   )
 }
 
@@ -311,14 +271,7 @@ function SignalRow(props: { signal: EvolutionSignal }) {
         <div class="muted">{s().failureClass}</div>
       </td>
       <td>
-        {s().occurrences}×{' '}
-        <For each={s().traceIds}>
-          {(t, i) => (
-            <a href={`#/observability/traces/${t}`} title={t}>
-              trace {i() + 1}{' '}
-            </a>
-          )}
-        </For>
+        {s().occurrences}× <TraceLinks traceIds={s().traceIds} />
       </td>
       <td>
         {s().status}
@@ -358,45 +311,17 @@ function SignalRow(props: { signal: EvolutionSignal }) {
 function Revisions() {
   const revisions = createData(() => getRevisions())
   return (
-    <div class="card stack">
-      <h2>Revisions</h2>
-      <p class="muted">
-        Every learned change, newest first. Revert appends a compensating revision; it applies only
-        while the target still holds what the revision wrote.
-      </p>
-      <ErrorNote error={revisions.error()} />
-      <Show
-        when={(revisions.data()?.revisions.length ?? 0) > 0}
-        fallback={<Empty>No learned changes yet.</Empty>}
-      >
-        <ListTable
-          label="Revisions"
-          head={
-            <>
-              <th class="hide-narrow">When</th>
-              <th>Target</th>
-              <th>Change</th>
-              <th>Before → after</th>
-              <th>Evidence</th>
-              <th>Actions</th>
-            </>
-          }
-        >
-          <For each={revisions.data()?.revisions}>{(r) => <RevisionRow revision={r} />}</For>
-        </ListTable>
-      </Show>
-    </div>
+    <ListCard
+      title="Revisions"
+      note="Every learned change, newest first. Revert appends a compensating revision; it applies only while the target still holds what the revision wrote. A change after which the agent failed more often is reverted by evolution itself, saying why."
+      label="Revisions"
+      error={revisions.error()}
+      items={revisions.data()?.revisions}
+      empty="No learned changes yet."
+      columns={['When', 'Target', 'Change', 'Before → after', 'Evidence', 'Actions']}
+      row={(r) => <RevisionRow revision={r} />}
+    />
   )
-}
-
-/** A snapshot as the owner reads it: the text it carries, and its state. */
-function describe(snapshot: Record<string, unknown> | null): string {
-  if (!snapshot) return '(nothing)'
-  const text = snapshot.text ?? snapshot.instructions ?? snapshot.content ?? ''
-  const state =
-    snapshot.state ??
-    (snapshot.enabled === undefined ? '' : snapshot.enabled ? 'enabled' : 'disabled')
-  return `${state ? `[${String(state)}] ` : ''}${String(text)}`
 }
 
 function RevisionRow(props: { revision: EvolutionRevision }) {
@@ -404,24 +329,16 @@ function RevisionRow(props: { revision: EvolutionRevision }) {
   return (
     <tr>
       <td class="hide-narrow">{when(r().createdAt)}</td>
-      <td>
-        {r().targetKind}
-        <div class="mono">{r().targetKey}</div>
-      </td>
+      <TargetCell kind={r().targetKind} targetKey={r().targetKey} />
       <td>
         {r().op} ({r().strategy})
         <Show when={r().revertsRevisionId}>{(id) => <div class="muted">reverts {id()}</div>}</Show>
         <Show when={r().revertedBy}>{(id) => <div class="muted">reverted by {id()}</div>}</Show>
       </td>
-      <td class="diff" aria-label={`Diff of ${r().id}`}>
-        <del>{describe(r().before)}</del>
-        <ins>{describe(r().after)}</ins>
-      </td>
+      <DiffCell id={r().id} before={r().before} after={r().after} />
       <td>
         <div class="muted">{r().rationale}</div>
-        <For each={r().traceIds}>
-          {(t, i) => <a href={`#/observability/traces/${t}`}>trace {i() + 1} </a>}
-        </For>
+        <TraceLinks traceIds={r().traceIds} />
       </td>
       <td>
         <Show when={!r().revertedBy}>
