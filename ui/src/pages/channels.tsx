@@ -1,6 +1,7 @@
 import { createSignal, For, Show } from 'solid-js'
 import type { ChannelView } from '../../../runtime/contracts/channels.ts'
 import { CreateChannel } from '../channels/create-channel.tsx'
+import { PendingApprovals } from '../channels/pending-approvals.tsx'
 import {
   deleteChannel,
   getChannelHistory,
@@ -30,6 +31,7 @@ export default function Channels() {
         service posts to the inbound path with its signature; no API key is involved there.
       </p>
       <ErrorNote error={channels.error()} />
+      <PendingApprovals />
       <Show
         when={(channels.data()?.channels.length ?? 0) > 0}
         fallback={<Empty>No channels yet.</Empty>}
