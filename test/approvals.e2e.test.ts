@@ -171,6 +171,14 @@ describe('approvals', () => {
       body: JSON.stringify({ decision: 'allow' }),
     })
     assert.equal(post.status, 401)
+    // With the key: an approval that does not exist is a 404, a malformed id a 400.
+    const missing = await api.approvals[':id'].$post({
+      param: { id: 'apr_00000000000000000000000000' },
+      json: { decision: 'allow' },
+    })
+    assert.equal(missing.status, 404)
+    const malformed = await api.approvals[':id'].$get({ param: { id: 'tsk_nope' } })
+    assert.equal(malformed.status, 400)
   })
 
   test('an ask makes the call wait; the owner’s web allow lets it run, once', async () => {
@@ -262,13 +270,13 @@ describe('approvals', () => {
         },
         body: JSON.stringify({ update_id: ++update, ...body }),
       })
-    const press = (from: number, data: string) =>
+    const press = (from: number, data: string, chat = OWNER) =>
       post({
         callback_query: {
           id: `cbq-${update + 1}`,
           from: { id: from },
           data,
-          message: { message_id: 1, chat: { id: OWNER } },
+          message: { message_id: 1, chat: { id: chat } },
         },
       })
     const since = stack.gateway.requests.length
@@ -305,18 +313,24 @@ describe('approvals', () => {
     assert.equal(await status(), 'pending')
     assert.equal(implementerAsked(since), false)
 
+    // The owner's own press in another conversation does not answer a question asked here.
+    assert.equal((await press(OWNER, allow!, 7_777)).status, 202)
+    await waitFor(() => acks()[1], 5_000, 'the other conversation’s acknowledgement')
+    assert.match(acks()[1]!.params.text, /not asked here/)
+    assert.equal(await status(), 'pending')
+
     // The owner presses Allow: honoured, acknowledged, and the call runs.
     assert.equal((await press(OWNER, allow!)).status, 202)
-    await waitFor(() => acks()[1], 5_000, 'the owner’s acknowledgement')
-    assert.match(acks()[1]!.params.text, /Done: allowed/)
+    await waitFor(() => acks()[2], 5_000, 'the owner’s acknowledgement')
+    assert.match(acks()[2]!.params.text, /Done: allowed/)
     const decided = await okJson(await api.approvals[':id'].$get({ param: { id } }), 200)
     assert.equal(decided.status, 'allowed')
     assert.equal(decided.decidedBy, `channel:${telegramId}:${OWNER}`)
 
     // The owner presses Deny afterwards: nothing changes, and the press is told why.
     assert.equal((await press(OWNER, deny!)).status, 202)
-    await waitFor(() => acks()[2], 5_000, 'the second press’s acknowledgement')
-    assert.match(acks()[2]!.params.text, /Already answered: allowed/)
+    await waitFor(() => acks()[3], 5_000, 'the second press’s acknowledgement')
+    assert.match(acks()[3]!.params.text, /Already answered: allowed/)
     assert.equal(await status(), 'allowed')
 
     // The turn goes on: the delegation ran and the answer reaches the chat.
