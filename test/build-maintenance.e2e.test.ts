@@ -23,6 +23,7 @@ import { previewCron } from '../compute-host/schedules/cron.ts'
 import { readCheckout } from '../compute-host/self-update/checkout-state.ts'
 import type { TaskExecutor } from '../compute-host/tasks/runner.ts'
 import { listBuildEvidence } from '../runtime/build/evidence.ts'
+import { BuildDisabled, queueBuildMaintenance } from '../runtime/build/maintenance.ts'
 import { createId } from '../runtime/ids.ts'
 import * as Schedules from '../runtime/schedules/index.ts'
 import { AutonomousTaskActive } from '../runtime/self-update/autonomous-slot.ts'
@@ -39,7 +40,7 @@ import type { Reply, ToolCallScript } from './support/scripted-gateway.ts'
 import { fixtureRepo, git, tempDir } from './support/self-update-repo.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { row, startRunner, until } from './support/task-runner.ts'
-import { okJson, typedClient } from './support/typed-client.ts'
+import { errorJson, okJson, typedClient } from './support/typed-client.ts'
 
 const SUPERVISOR = 'orchistrator'
 const ROLES = [SUPERVISOR, 'build-maintainer', 'reviewer', 'community-steward']
@@ -66,7 +67,6 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
       },
     })
     db = stack.host.resources.databases.application.db
-    workspaceId = (await Workspaces.create(db, { name: 'AkurAI-Build', path: 'akurai-build' })).id
     await markRoles(stack, ROLES)
     // The seeded maintainer holds `build-runs` (its allowlist's CI tool) and writes the workspace.
     const api = typedClient(stack.edge()).api
@@ -116,17 +116,27 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
     })
   }
 
+  test('POST /api/build/maintenance refuses with the reason while no AkurAI-Build workspace is registered', async () => {
+    const api = typedClient(stack.edge()).api
+    const res = await api.build.maintenance.$post({ json: { prompt: 'maintain' } })
+    const body = await errorJson(res, 409)
+    assert.equal(body.error.code, 'BUILD_WORKSPACE_MISSING')
+    assert.match(body.error.message, /no workspace named "AkurAI-Build" is registered/)
+    workspaceId = (await Workspaces.create(db, { name: 'AkurAI-Build', path: 'akurai-build' })).id
+  })
+
   test('a build-maintenance task records its branch, CI run, comment and delegations as evidence', async () => {
     const head = (await git(repo, 'rev-parse', 'HEAD')).trim()
     script(head)
-    const task = await Tasks.enqueue(db, {
-      source: 'build-maintenance',
-      workspaceId,
-      title: 'nightly maintenance',
-      prompt: 'Keep the Build runs green.',
-      model: 'remote/a',
-      maxAttempts: 1,
-    })
+    const api = typedClient(stack.edge()).api
+    const task = await okJson(
+      await api.build.maintenance.$post({
+        json: { prompt: 'Keep the Build runs green.', model: 'remote/a', maxAttempts: 1 },
+      }),
+      201,
+    )
+    assert.equal(task.source, 'build-maintenance')
+    assert.equal(task.workspaceId, workspaceId)
     await until(
       async () => ['completed', 'failed', 'dead-letter'].includes((await row(db, task.id)).state),
       60_000,
@@ -135,6 +145,12 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
     const done = await row(db, task.id)
     assert.equal(done.state, 'completed', done.lastError ?? '')
     const evidence = await listBuildEvidence(db, task.id)
+    // The same rows through the API.
+    const served = await okJson(
+      await api.tasks[':id']['build-evidence'].$get({ param: { id: task.id } }),
+      200,
+    )
+    assert.deepEqual(served, { taskId: task.id, evidence })
     const of = (kind: string) => evidence.filter((e) => e.kind === kind)
     assert.deepEqual(
       of('checkout').map((e) => [e.reference, e.detail?.branch]),
@@ -327,6 +343,20 @@ describe('build-maintenance refusals before any agent runs', () => {
     )
     assert.equal(agentsRan, 0)
     assert.equal(build.requests.length, before, 'no request reached Build')
+  })
+
+  test('queueing is refused with the reason while Build is disabled', async () => {
+    await assert.rejects(
+      queueBuildMaintenance(
+        database.handle.db,
+        { prompt: 'maintain' },
+        'AKURAI_BUILD_API_KEY is not set: AkurAI Build is disabled',
+      ),
+      (error: unknown) =>
+        error instanceof BuildDisabled &&
+        error.status === 409 &&
+        error.message === 'AKURAI_BUILD_API_KEY is not set: AkurAI Build is disabled',
+    )
   })
 
   test('outside the AkurAI-Build workspace a build-maintenance task is refused with the reason', async () => {

@@ -2,6 +2,7 @@ import { eq, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { liveTurns, sessions } from '../../db/schema/index.ts'
 import { recordBuildEvidence, type BuildEvidence } from '../../runtime/build/evidence.ts'
+import { BUILD_WORKSPACE } from '../../runtime/build/maintenance.ts'
 import { AppError } from '../../runtime/errors.ts'
 import type { TaskRow } from '../../runtime/tasks/index.ts'
 import * as Workspaces from '../../runtime/workspaces/index.ts'
@@ -15,8 +16,7 @@ import { acceptCheckout } from './checkout-acceptance.ts'
 import type { BuildClient } from './client.ts'
 import { buildEvidenceObserver } from './evidence.ts'
 
-/** The one workspace build-maintenance runs in (registered by the owner, by this name). */
-export const BUILD_WORKSPACE = 'AkurAI-Build'
+export { BUILD_WORKSPACE }
 /** The specialists every build-maintenance attempt must have delegated to, and finished. */
 export const MAINTENANCE_ROLES = ['build-maintainer', 'reviewer'] as const
 

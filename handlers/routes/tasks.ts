@@ -5,6 +5,7 @@ import {
   TaskListQuery,
   TaskParams,
 } from '../../runtime/contracts/tasks.ts'
+import * as BuildEvidence from '../../runtime/build/evidence.ts'
 import * as Channels from '../../runtime/channels/index.ts'
 import * as Tasks from '../../runtime/tasks/index.ts'
 import { retry } from '../../runtime/tasks/retry.ts'
@@ -34,6 +35,10 @@ export const tasks = new Hono<AppEnv>()
   )
   .get('/:id/workflow', validate('param', TaskParams), async (c) =>
     c.json(await Tasks.workflow(c.var.db, c.req.valid('param').id), 200),
+  )
+  // What a build-maintenance task established: branch, CI run, issue, comment, checkout, commit.
+  .get('/:id/build-evidence', validate('param', TaskParams), async (c) =>
+    c.json(await BuildEvidence.taskEvidence(c.var.db, c.req.valid('param').id), 200),
   )
   .post('/:id/cancel', validate('param', TaskParams), async (c) =>
     c.json(await Tasks.cancel(c.var.db, c.req.valid('param').id), 200),

@@ -1,6 +1,7 @@
 import { asc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { taskBuildEvidence, type BuildEvidenceKind } from '../../db/schema/index.ts'
+import * as Tasks from '../tasks/index.ts'
 
 export type BuildEvidence = {
   kind: BuildEvidenceKind
@@ -43,4 +44,13 @@ export async function listBuildEvidence(db: Db, taskId: string): Promise<BuildEv
     detail: r.detail,
     recordedAt: r.recordedAt.toISOString(),
   }))
+}
+
+/** `GET /api/tasks/:id/build-evidence`: 404 for an unknown task; empty for other work. */
+export async function taskEvidence(
+  db: Db,
+  taskId: string,
+): Promise<{ taskId: string; evidence: BuildEvidenceRow[] }> {
+  await Tasks.get(db, taskId)
+  return { taskId, evidence: await listBuildEvidence(db, taskId) }
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { BUILD_EVIDENCE_KINDS } from '../../db/build-evidence-enums.ts'
+import { ModelId, Prompt } from './fields.ts'
 
 /** AkurAI Build as this host has it (compute-host/build/client.ts `status`). */
 export const BuildStatus = z.discriminatedUnion('enabled', [
@@ -15,3 +17,27 @@ export const BuildStatus = z.discriminatedUnion('enabled', [
   }),
 ])
 export type BuildStatus = z.infer<typeof BuildStatus>
+
+/** `POST /api/build/maintenance`: queue one `build-maintenance` task in the AkurAI-Build workspace. */
+export const QueueBuildMaintenanceInput = z.strictObject({
+  prompt: Prompt,
+  model: ModelId.optional(),
+  maxAttempts: z.number().int().min(1).max(10).optional(),
+})
+export type QueueBuildMaintenanceInput = z.infer<typeof QueueBuildMaintenanceInput>
+
+/** One fact a `build-maintenance` attempt recorded (db/schema/build-evidence.ts). */
+export const BuildEvidenceItem = z.object({
+  attempt: z.number(),
+  kind: z.enum(BUILD_EVIDENCE_KINDS),
+  reference: z.string(),
+  operation: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  recordedAt: z.string(),
+})
+
+/** `GET /api/tasks/:id/build-evidence`. */
+export const TaskBuildEvidence = z.object({
+  taskId: z.string(),
+  evidence: z.array(BuildEvidenceItem),
+})

@@ -1,0 +1,50 @@
+import { eq } from '../../db/drizzle-orm.ts'
+import type { Db } from '../../db/index.ts'
+import { workspaces } from '../../db/schema/index.ts'
+import type { QueueBuildMaintenanceInput } from '../contracts/build.ts'
+import type { Task } from '../contracts/tasks.ts'
+import { AppError } from '../errors.ts'
+import { enqueue, titleOf, toTask } from '../tasks/index.ts'
+
+/** The one workspace build-maintenance runs in (compute-host/build/maintenance.ts checks it too). */
+export const BUILD_WORKSPACE = 'AkurAI-Build'
+
+export const BuildDisabled = AppError.define(
+  'BUILD_DISABLED',
+  409,
+  'AkurAI Build is disabled on this host',
+)
+export const BuildWorkspaceMissing = AppError.define(
+  'BUILD_WORKSPACE_MISSING',
+  409,
+  `no workspace named "${BUILD_WORKSPACE}" is registered; build-maintenance runs only there`,
+)
+
+/**
+ * Queues one `build-maintenance` task in the registered `AkurAI-Build` workspace, refusing with
+ * the reason when Build is disabled (`disabledReason`, from the host) or the workspace is not
+ * registered. A task already holding the autonomous lease (self-update or build-maintenance) is
+ * a 409 AUTONOMOUS_TASK_ACTIVE from the one-autonomous index. The attempt checks both again.
+ */
+export async function queueBuildMaintenance(
+  db: Db,
+  input: QueueBuildMaintenanceInput,
+  disabledReason: string | undefined,
+): Promise<Task> {
+  if (disabledReason)
+    throw new BuildDisabled({ reason: disabledReason }, { message: disabledReason })
+  const [workspace] = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(eq(workspaces.name, BUILD_WORKSPACE))
+  if (!workspace) throw new BuildWorkspaceMissing()
+  const row = await enqueue(db, {
+    source: 'build-maintenance',
+    workspaceId: workspace.id,
+    title: titleOf(input.prompt),
+    prompt: input.prompt,
+    model: input.model ?? null,
+    ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
+  })
+  return toTask(row)
+}
