@@ -159,6 +159,15 @@ describe('agent evolution: outcomes, approval and cost', () => {
       /failure rate rose .*4 of the 10 runs after it, 40 %, against 2 of the 10 runs before, 20 %/,
     )
     assert.equal(list.find((r) => r.id === change)?.revertedBy, compensating?.id)
+    // The list shows how the change measured.
+    assert.deepEqual(list.find((r) => r.id === change)?.measured, {
+      window: RUN_WINDOW,
+      classes: ['budget-exhausted'],
+      runsBefore: 10,
+      failuresBefore: 2,
+      runsAfter: 10,
+      failuresAfter: 4,
+    })
     assert.equal((await db.select().from(learnedOverlays)).length, 0, 'the overlay is gone')
   })
 
@@ -195,7 +204,11 @@ describe('agent evolution: outcomes, approval and cost', () => {
     await plantedRuns(RUN_WINDOW - MIN_FAILURES_AFTER, MIN_FAILURES_AFTER, 'kept case again')
     assert.deepEqual((await runWorker()).reverted, [])
     assert.deepEqual((await runWorker()).reverted, [])
-    assert.equal((await revisions()).find((r) => r.id === change)?.revertedBy, null)
+    const kept = (await revisions()).find((r) => r.id === change)
+    assert.equal(kept?.revertedBy, null)
+    assert.equal(kept?.measured?.failuresBefore, MIN_FAILURES_AFTER)
+    assert.equal(kept?.measured?.failuresAfter, MIN_FAILURES_AFTER)
+    assert.equal(kept?.measured?.runsAfter, RUN_WINDOW)
     const [overlay] = await db
       .select()
       .from(learnedOverlays)

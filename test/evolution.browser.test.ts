@@ -95,6 +95,11 @@ describe('the Autonomy page', { skip: browserMissing }, () => {
     const diff = revisions.locator('td.diff').first()
     await diff.locator('ins', { hasText: overlay.text }).waitFor()
     assert.equal(await diff.locator('del').innerText(), '(nothing)')
+    // How the change measured: no run after it yet.
+    await revisions
+      .getByLabel(/^Outcome of evr_/)
+      .getByText(/0 of 0 after \(measured at 10\)/)
+      .waitFor()
     await signals.getByText('processed').waitFor()
     await screenshotBoth(page, 'autonomy')
 

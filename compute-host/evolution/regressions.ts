@@ -1,15 +1,15 @@
 import { and, desc, inArray, isNull, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
-import { evolutionRevisions, evolutionSignals } from '../../db/schema/index.ts'
+import { evolutionRevisions } from '../../db/schema/index.ts'
+import { measureRevision, rose, type Windows } from '../../runtime/evolution/outcomes.ts'
 import { revert } from '../../runtime/evolution/revisions.ts'
-import { measureWindows, type Windows } from './sql/measure.ts'
 
-/** Runs of the agent compared on each side of a change. */
-export const RUN_WINDOW = 10
-/** Fewer runs than this before a change: its rate before is not known, so nothing is judged. */
-export const MIN_RUNS_BEFORE = 5
-/** A change is taken back only when at least this many runs after it failed the same way. */
-export const MIN_FAILURES_AFTER = 3
+export {
+  MIN_FAILURES_AFTER,
+  MIN_RUNS_BEFORE,
+  RUN_WINDOW,
+} from '../../runtime/evolution/outcomes.ts'
+
 // Changes looked at per pass: the newest, which are the ones still being measured.
 const CANDIDATES = 50
 
@@ -24,10 +24,11 @@ const percent = (failures: number, runs: number) => `${Math.round((100 * failure
  * the change; when it rose, the change did not help, and evolution appends the compensating
  * revision itself, saying why. Minimum counts keep noise out: at least `MIN_RUNS_BEFORE` runs
  * before (else no rate to compare with) and `MIN_FAILURES_AFTER` failed runs after (one or two
- * unlucky runs revert nothing). The revert applies only where an owner's revert would (the change
- * is still the target's newest and the target holds what it wrote) and only while evolution is
- * on. A change whose window is full and did not get worse stays: the windows are fixed runs, so
- * later passes come to the same verdict (unless a late signal, a thumbs-down, marks one of them).
+ * unlucky runs revert nothing); the rule is `rose` in runtime/evolution/outcomes.ts. The revert
+ * applies only where an owner's revert would (the change is still the target's newest and the
+ * target holds what it wrote) and only while evolution is on. A change whose window is full and
+ * did not get worse stays: the windows are fixed runs, so later passes come to the same verdict
+ * (unless a late signal, a thumbs-down, marks one of them).
  */
 export async function revertRegressions(db: Db): Promise<Measured[]> {
   const candidates = await db
@@ -45,22 +46,14 @@ export async function revertRegressions(db: Db): Promise<Measured[]> {
     .limit(CANDIDATES)
   const measured: Measured[] = []
   for (const revision of candidates) {
-    const cited = await db
-      .selectDistinct({ failureClass: evolutionSignals.failureClass })
-      .from(evolutionSignals)
-      .where(inArray(evolutionSignals.id, revision.signalIds))
-    if (cited.length === 0) continue
-    const classes = cited.map((c) => c.failureClass)
-    const windows = await measureWindows(db, revision.id, revision.agentId, classes, RUN_WINDOW)
-    const entry: Measured = { revisionId: revision.id, ...windows }
+    const m = await measureRevision(db, revision)
+    if (!m) continue
+    const entry: Measured = { revisionId: revision.id, ...m }
     measured.push(entry)
-    const { runsBefore, failuresBefore, runsAfter, failuresAfter } = windows
-    if (runsAfter < RUN_WINDOW || runsBefore < MIN_RUNS_BEFORE) continue
-    if (failuresAfter < MIN_FAILURES_AFTER) continue
-    if (failuresAfter / runsAfter <= failuresBefore / runsBefore) continue
+    if (!rose(m)) continue
     try {
       const compensating = await revert(db, revision.id, {
-        reason: `the failure rate rose after this change (${classes.join(', ')}: ${failuresAfter} of the ${runsAfter} runs after it, ${percent(failuresAfter, runsAfter)}, against ${failuresBefore} of the ${runsBefore} runs before, ${percent(failuresBefore, runsBefore)}), so evolution took it back`,
+        reason: `the failure rate rose after this change (${m.classes.join(', ')}: ${m.failuresAfter} of the ${m.runsAfter} runs after it, ${percent(m.failuresAfter, m.runsAfter)}, against ${m.failuresBefore} of the ${m.runsBefore} runs before, ${percent(m.failuresBefore, m.runsBefore)}), so evolution took it back`,
       })
       entry.revertedBy = compensating.id
     } catch {

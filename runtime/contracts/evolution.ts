@@ -53,6 +53,21 @@ export const EvolutionRevision = z.object({
   traceIds: z.array(z.string()),
   evidence: z.string(),
   rationale: z.string(),
+  /**
+   * How the change did (an overlay or skill change whose signals are still kept; null
+   * otherwise): its agent's runs in the window before it and after it, and how many failed with
+   * the classes it was made for. A full window after it with a higher rate is reverted.
+   */
+  measured: z
+    .object({
+      window: z.number(),
+      classes: z.array(z.enum(FAILURE_CLASSES)),
+      runsBefore: z.number(),
+      failuresBefore: z.number(),
+      runsAfter: z.number(),
+      failuresAfter: z.number(),
+    })
+    .nullable(),
   createdAt: z.string(),
 })
 export type EvolutionRevision = z.infer<typeof EvolutionRevision>

@@ -6,6 +6,7 @@ import type { EvolutionRevision } from '../contracts/evolution.ts'
 import { createId } from '../ids.ts'
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../pg-errors.ts'
 import { AlreadyReverted, RevertStale, RevisionNotFound } from './errors.ts'
+import { measureRevision, type Measure } from './outcomes.ts'
 import { lockPolicy, type Tx } from './policy.ts'
 import { readTarget, snapshotHash, writeTarget, type Snapshot, type Target } from './targets.ts'
 
@@ -163,7 +164,11 @@ export async function revert(
   }
 }
 
-function toRevision(row: RevisionRow, revertedBy: string | null): EvolutionRevision {
+function toRevision(
+  row: RevisionRow,
+  revertedBy: string | null,
+  measured: Measure | null = null,
+): EvolutionRevision {
   return {
     id: row.id,
     agentId: row.agentId,
@@ -179,11 +184,19 @@ function toRevision(row: RevisionRow, revertedBy: string | null): EvolutionRevis
     traceIds: row.traceIds,
     evidence: row.evidence,
     rationale: row.rationale,
+    measured,
     createdAt: row.createdAt.toISOString(),
   }
 }
 
-/** The newest revisions first, each with the revision that reverted it. */
+/** Changes that are measured: an overlay or skill created or amended by evolution. */
+const measurable = (row: RevisionRow) =>
+  (row.op === 'create' || row.op === 'amend') && row.targetKind !== 'fact'
+
+/**
+ * The newest revisions first, each with the revision that reverted it and, for an overlay or
+ * skill change, how it measured (outcomes.ts: two small statements a change).
+ */
 export async function list(db: Db, limit = 50): Promise<EvolutionRevision[]> {
   const rows = await db
     .select()
@@ -198,5 +211,8 @@ export async function list(db: Db, limit = 50): Promise<EvolutionRevision[]> {
         .where(inArray(evolutionRevisions.revertsRevisionId, ids))
     : []
   const by = new Map(reverts.map((r) => [r.of!, r.id]))
-  return rows.map((r) => toRevision(r, by.get(r.id) ?? null))
+  const measures = await Promise.all(
+    rows.map(async (r) => (measurable(r) ? ((await measureRevision(db, r)) ?? null) : null)),
+  )
+  return rows.map((r, i) => toRevision(r, by.get(r.id) ?? null, measures[i]))
 }

@@ -334,6 +334,15 @@ function RevisionRow(props: { revision: EvolutionRevision }) {
         {r().op} ({r().strategy})
         <Show when={r().revertsRevisionId}>{(id) => <div class="muted">reverts {id()}</div>}</Show>
         <Show when={r().revertedBy}>{(id) => <div class="muted">reverted by {id()}</div>}</Show>
+        <Show when={r().measured}>
+          {(m) => (
+            <div class="muted" aria-label={`Outcome of ${r().id}`}>
+              {m().classes.join(', ')}: {m().failuresBefore} of {m().runsBefore} runs failed before,{' '}
+              {m().failuresAfter} of {m().runsAfter} after
+              {m().runsAfter < m().window ? ` (measured at ${m().window})` : ''}
+            </div>
+          )}
+        </Show>
       </td>
       <DiffCell id={r().id} before={r().before} after={r().after} />
       <td>
