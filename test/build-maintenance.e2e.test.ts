@@ -404,7 +404,7 @@ describe('build-maintenance refusals before any agent runs', () => {
 })
 
 describe('build-maintenance checkout acceptance (real git)', () => {
-  test('the same commit or a descendant is accepted; a rewrite, a branch switch or leftovers are refused', async () => {
+  test('the same commit or a descendant within the patch policy is accepted; a rewrite, a branch switch, a remote change, leftovers or a protected path are refused', async () => {
     const root = await tempDir('build-acceptance')
     try {
       const repo = await fixtureRepo(root, 'r')
@@ -436,6 +436,28 @@ describe('build-maintenance checkout acceptance (real git)', () => {
       const { writeFile } = await import('node:fs/promises')
       await writeFile(`${repo}/left.txt`, 'left behind\n')
       await assert.rejects(acceptCheckout(start), /uncommitted or untracked change\(s\) were left/)
+      await rm(`${repo}/left.txt`)
+
+      // The commits' change passes self-update's patch policy: documentation is fine …
+      start = await readCheckout(repo)
+      await writeFile(`${repo}/docs-maintenance.md`, '# Runs\n\nAll green.\n')
+      await git(repo, 'add', 'docs-maintenance.md')
+      await git(repo, 'commit', '--quiet', '-m', 'docs')
+      assert.equal(
+        (await acceptCheckout(start)).commit,
+        (await git(repo, 'rev-parse', 'HEAD')).trim(),
+      )
+      // … a CI definition (a protected path) is refused, naming the file.
+      start = await readCheckout(repo)
+      const { mkdir } = await import('node:fs/promises')
+      await mkdir(`${repo}/.github/workflows`, { recursive: true })
+      await writeFile(`${repo}/.github/workflows/ci.yml`, 'on: push\n')
+      await git(repo, 'add', '.github')
+      await git(repo, 'commit', '--quiet', '-m', 'ci')
+      await assert.rejects(
+        acceptCheckout(start),
+        /PATCH_POLICY_REFUSED: .*\.github\/workflows\/ci\.yml/,
+      )
     } finally {
       await rm(root, { recursive: true, force: true })
     }
