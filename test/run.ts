@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process'
 import { globSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { printFaultSummary } from './faults/summary.ts'
 import { startThrowawayPostgres } from './support/throwaway-postgres.ts'
 
@@ -28,11 +29,20 @@ if (!url) {
   stop = server.stop
 }
 
+const FILE_TIMES = fileURLToPath(new URL('./support/file-times-reporter.ts', import.meta.url))
+
 /** One `node --test` run; its exit code. */
 function runTests(files: string[], concurrency: number): Promise<number> {
   const child = spawn(
     process.execPath,
-    ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
+    [
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      ...['--test-reporter=spec', '--test-reporter-destination=stdout'],
+      // Where the time went: the slowest files, printed after spec's summary.
+      ...[`--test-reporter=${FILE_TIMES}`, '--test-reporter-destination=stdout'],
+      ...files,
+    ],
     { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: url } },
   )
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
