@@ -5,7 +5,8 @@
  * gateway as the model. A task in the registered `AkurAI-Build` workspace delegates to the Build
  * maintainer, the independent reviewer and the community steward, and what the Build calls
  * returned is recorded as queryable evidence. The autonomous lease keeps build-maintenance and
- * self-update apart both ways; without a key, in another workspace, or beside a live chat turn
+ * self-update apart both ways, and a chat turn in the workspace is refused while an attempt works
+ * there; without a key, in another workspace, or beside a live chat turn
  * an attempt is refused with its reason before any agent runs.
  */
 import assert from 'node:assert/strict'
@@ -29,7 +30,8 @@ import * as Schedules from '../runtime/schedules/index.ts'
 import { AutonomousTaskActive } from '../runtime/self-update/autonomous-slot.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
-import { markRoles, roleOf, toolResultsOf } from './support/chat.ts'
+import { createSession } from './support/api-fixtures.ts'
+import { markRoles, postChat, roleOf, toolResultsOf } from './support/chat.ts'
 import { createTestDatabase, type TestDatabase } from './support/database.ts'
 import {
   BUILD_TEST_KEY,
@@ -53,6 +55,7 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
   let repo: string
   let db: Db
   let workspaceId: string
+  let url: string
 
   before(async () => {
     build = await startFakeBuildServer()
@@ -67,6 +70,7 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
       },
     })
     db = stack.host.resources.databases.application.db
+    url = await stack.listen()
     await markRoles(stack, ROLES)
     // The seeded maintainer holds `build-runs` (its allowlist's CI tool) and writes the workspace.
     const api = typedClient(stack.edge()).api
@@ -109,10 +113,14 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
     }
     stack.gateway.respondWith((r): Reply | undefined => {
       if (!r.path.endsWith('/chat/completions')) return undefined
-      const steps = calls[roleOf(r)]
-      if (!steps) return { status: 500, message: `no script for ${roleOf(r)}` }
-      const next = steps[Math.min(toolResultsOf(r).length, steps.length - 1)]!
-      return typeof next === 'string' ? { text: next } : { toolCalls: [next] }
+      const role = roleOf(r)
+      const steps = calls[role]
+      if (!steps) return { status: 500, message: `no script for ${role}` }
+      const n = toolResultsOf(r).length
+      const next = steps[Math.min(n, steps.length - 1)]!
+      // The maintainer takes a moment first: the window in which a chat turn is tried.
+      const delay = role === 'build-maintainer' && n === 0 ? { delayMs: 1_500 } : {}
+      return typeof next === 'string' ? { text: next, ...delay } : { toolCalls: [next], ...delay }
     })
   }
 
@@ -137,6 +145,14 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
     )
     assert.equal(task.source, 'build-maintenance')
     assert.equal(task.workspaceId, workspaceId)
+    // While it works in the checkout, a chat turn in that workspace is refused with the reason.
+    await until(async () => (await row(db, task.id)).state === 'running', 20_000, 'it to run')
+    const sessionId = await createSession(stack.edge(), workspaceId)
+    const chat = await postChat(url, { sessionId, workspaceId, text: 'hello' })
+    assert.equal(chat.status, 409)
+    const refused = (await chat.json()) as { error: { code: string; message: string } }
+    assert.equal(refused.error.code, 'BUILD_MAINTENANCE_RUNNING')
+    assert.match(refused.error.message, /build-maintenance task is working in this workspace/)
     await until(
       async () => ['completed', 'failed', 'dead-letter'].includes((await row(db, task.id)).state),
       60_000,

@@ -15,6 +15,7 @@ import type { AttemptContext, TaskExecutor } from '../tasks/runner.ts'
 import { acceptCheckout } from './checkout-acceptance.ts'
 import type { BuildClient } from './client.ts'
 import { buildEvidenceObserver } from './evidence.ts'
+import { holdWorkspace } from './workspace-lease.ts'
 
 export { BUILD_WORKSPACE }
 /** The specialists every build-maintenance attempt must have delegated to, and finished. */
@@ -80,12 +81,22 @@ export function createBuildMaintenanceExecutor(deps: {
     }
     const { root, missing } = await repositoryOf({ ...deps, log }, workspace)
     if (!root) throw new TaskFailure('configuration', `build-maintenance refused: ${missing}`)
-    if (await interactiveTurnIn(deps.db, workspace.id)) {
-      throw new TaskFailure(
-        'interrupted',
-        `a chat turn is running in "${BUILD_WORKSPACE}"; build-maintenance waits for it to end`,
-      )
+    // Held first, then checked: a chat turn starting now sees the hold (workspace-lease.ts).
+    const release = holdWorkspace(workspace.id)
+    try {
+      if (await interactiveTurnIn(deps.db, workspace.id)) {
+        throw new TaskFailure(
+          'interrupted',
+          `a chat turn is running in "${BUILD_WORKSPACE}"; build-maintenance waits for it to end`,
+        )
+      }
+      return await maintain(task, context, root, log)
+    } finally {
+      release()
     }
+  }
+
+  async function maintain(task: TaskRow, context: AttemptContext, root: string, log: Logger) {
     const start = await startCheckout(root)
 
     const collector: Collector = {

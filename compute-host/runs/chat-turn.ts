@@ -17,6 +17,7 @@ import { createUsageMeter } from './usage.ts'
 import { turnUndoRecorder } from '../undo/turn-recorder.ts'
 import { yieldToIo } from './yield-to-io.ts'
 import { promptHooks } from '../hooks/prompt-hooks.ts'
+import { refuseBesideMaintenance } from '../build/workspace-lease.ts'
 
 const TITLE_CHARS = 60
 
@@ -59,6 +60,8 @@ export async function startChatTurn(
   const turnId = createId('turn')
   const claimed = await live.claim({ sessionId: session.id, turnId, message: request.message })
   try {
+    // Claimed first, then checked: a build-maintenance attempt starting now sees this turn.
+    refuseBesideMaintenance(session.workspaceId)
     return claimed.publish(
       await runTurn(deps, {
         request,

@@ -14,6 +14,11 @@ export const BuildDisabled = AppError.define(
   409,
   'AkurAI Build is disabled on this host',
 )
+export const BuildMaintenanceRunning = AppError.define(
+  'BUILD_MAINTENANCE_RUNNING',
+  409,
+  'a build-maintenance task is working in this workspace; chat here waits until it ends',
+)
 export const BuildWorkspaceMissing = AppError.define(
   'BUILD_WORKSPACE_MISSING',
   409,
