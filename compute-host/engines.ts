@@ -239,6 +239,9 @@ export async function startEngines(
               mastraLogger: new HostMastraLogger(log.child({ component: 'self-update' })),
               // The phase agents run under the unattended cost cap, priced like every run.
               prices: () => priceCache.current(),
+              // An approved patch may wait for the owner's review too, asked as approvals are.
+              ownerReviewMs: env.POPAGENT_SELF_UPDATE_OWNER_REVIEW_S * 1000,
+              approvals,
             }),
             buildMaintenanceOr(
               createBuildMaintenanceExecutor({

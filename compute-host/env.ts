@@ -83,6 +83,9 @@ export const HostEnv = z
         }
       })
       .pipe(z.array(z.array(z.string().min(1)).min(1)).max(10)),
+    // Seconds a self-update patch the model reviewer approved waits for the owner's own review
+    // (an approval: web UI, or the task's channel); 0, the default: the model's approval suffices.
+    POPAGENT_SELF_UPDATE_OWNER_REVIEW_S: z.coerce.number().int().min(0).max(604_800).default(0),
     // A task claim not renewed for this long is abandoned (its host died) and recovered.
     POPAGENT_TASK_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
     // A channel outbox chunk claimed but not finished for this long (its host died mid-send) is

@@ -22,10 +22,17 @@ import { waitForDecision } from './wait.ts'
 const SUMMARY_CHARS = 1_000
 
 export type AskInput = {
-  toolName: string
-  input: unknown
+  /** `tool-call` (the default) or `self-update-patch`. */
+  kind?: ApprovalRow['kind']
+  toolName?: string
+  /** What is asked about: a tool call's arguments, shown as JSON… */
+  input?: unknown
+  /** …or the question in words (a self-update patch's plan and digest). Redacted and cut. */
+  summary?: string
   reason: string | null
   scope: { sessionId?: string | undefined; taskId?: string | undefined; runId?: string }
+  /** The conversation to ask in; without it, the one bound to the run's session, if any. */
+  bindingId?: string | null | undefined
   agent?: { id: string; name: string }
   timeoutMs: number
   signal?: AbortSignal | undefined
@@ -52,12 +59,15 @@ export function createApprovals(deps: {
   const { db } = deps
   return {
     async ask(input) {
-      const summary = deps.redact(stableJson(input.input ?? null)).slice(0, SUMMARY_CHARS)
-      const bindingId = input.scope.sessionId
-        ? await bindingOfSession(db, input.scope.sessionId)
-        : undefined
+      const summary = deps
+        .redact(input.summary ?? stableJson(input.input ?? null))
+        .slice(0, SUMMARY_CHARS)
+      const bindingId =
+        input.bindingId ??
+        (input.scope.sessionId ? await bindingOfSession(db, input.scope.sessionId) : undefined)
       const row = await ApprovalStore.create(db, {
-        toolName: input.toolName,
+        ...(input.kind && { kind: input.kind }),
+        toolName: input.toolName ?? null,
         summary,
         reason: input.reason === null ? null : deps.redact(input.reason),
         ...input.scope,

@@ -34,8 +34,12 @@ export function parseApprovalButton(
 export function questionText(row: ApprovalRow): string {
   const agent = typeof row.details.agentName === 'string' ? row.details.agentName : 'The agent'
   const minutes = Math.max(1, Math.round((row.expiresAt.getTime() - Date.now()) / 60_000))
+  const what =
+    row.kind === 'self-update-patch'
+      ? `Approval needed: a self-update patch passed its review and waits for yours (task ${row.taskId}).`
+      : `Approval needed: ${agent} wants to call ${row.toolName ?? 'a tool'}.`
   return [
-    `Approval needed: ${agent} wants to call ${row.toolName ?? 'a tool'}.`,
+    what,
     row.summary,
     ...(row.reason ? [`Asked because: ${row.reason}`] : []),
     `No answer within about ${minutes} min is a deny.`,

@@ -69,6 +69,7 @@ export function createSelfUpdateExecutor(
         cloneDir,
         signal: context.signal,
         workspaceId: task.workspaceId,
+        deliverToBindingId: task.deliverToBindingId,
         budget,
         onGuard: (event) =>
           void context.record({

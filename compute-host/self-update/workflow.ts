@@ -38,6 +38,8 @@ import { currentDigest, inspectChange } from './inspect-change.ts'
 import { exportTree } from './export-tree.ts'
 import { phaseAgent } from './phase-agents.ts'
 import { repeatBreaker } from './repeat-breaker.ts'
+import { ownerReview } from './owner-review.ts'
+import type { Approvals } from '../approvals/approvals.ts'
 import { runChecks } from './verify-checks.ts'
 
 export const RESEARCH_ITERATIONS = 5
@@ -58,6 +60,13 @@ export type SelfUpdateDeps = {
   mastraLogger?: MastraLogger
   /** The price table the cost cap reads (the host's price cache); without it no model is priced. */
   prices?: () => Promise<RunPrices>
+  /**
+   * How long an approved patch waits for the owner's review (owner-review.ts); 0 or absent: the
+   * model reviewer's approval is enough, as before.
+   */
+  ownerReviewMs?: number
+  /** Asks the owner (compute-host/approvals/); needed when `ownerReviewMs` is set. */
+  approvals?: Approvals
 }
 
 export type SelfUpdateAttempt = {
@@ -78,6 +87,8 @@ export type SelfUpdateAttempt = {
   budget: RunBudget
   /** Where a phase's cost-cap stop is told (the task's transcript). */
   onGuard?: (event: Extract<RunEvent, { type: 'guard' }>) => void
+  /** The channel conversation the task's result goes to: the owner's review is asked there too. */
+  deliverToBindingId?: string | null
 }
 
 /**
@@ -343,6 +354,19 @@ export function selfUpdateWorkflow(deps: SelfUpdateDeps, attempt: SelfUpdateAtte
         )
         const verdict = parseModelJson(Review, text, 'review')
         acceptReview(inputData.digest, verdict)
+        if (deps.ownerReviewMs) {
+          await ownerReview(deps.approvals, {
+            taskId: attempt.taskId,
+            runId: `${attempt.taskId}.a${attempt.attempt}`,
+            goal: attempt.goal,
+            summary: inputData.plan.summary,
+            digest: inputData.digest,
+            patch: inputData.patch,
+            waitMs: deps.ownerReviewMs,
+            bindingId: attempt.deliverToBindingId,
+            signal: attempt.signal,
+          })
+        }
         return { ...inputData, review: verdict }
       }),
   })

@@ -4,8 +4,9 @@ import { timestamps } from './_columns.ts'
 import { channelBindings } from './channels.ts'
 
 /**
- * Approvals (X6): a question the run asks the owner and waits on — today a tool call a PreToolUse
- * hook answered `ask` for. `summary` is the call's arguments as the redactor left them, cut short:
+ * Approvals (X6): a question the run asks the owner and waits on — a tool call a PreToolUse hook
+ * answered `ask` for (`tool-call`), or a self-update patch the model reviewer approved, when the
+ * host asks the owner too (`self-update-patch`). `summary` is the call's arguments as the redactor left them, cut short:
  * what the owner reads before answering, never a secret. The first answer wins (`status` leaves
  * `pending` once); a question nobody answers by `expires_at` is `expired`, which denies.
  * `binding_id` is the channel conversation it is also asked on, when there is one.
@@ -14,7 +15,7 @@ export const approvals = pgTable(
   'popagent_approvals',
   {
     id: text().primaryKey(),
-    kind: text().$type<'tool-call'>().notNull(),
+    kind: text().$type<'tool-call' | 'self-update-patch'>().notNull(),
     toolName: text(),
     summary: text().notNull(),
     /** Why it is asked (the hook's reason), shown with the question. */
@@ -37,7 +38,7 @@ export const approvals = pgTable(
       .on(t.expiresAt)
       .where(sql`${t.status} = 'pending'`),
     index('popagent_approvals_recent').on(t.createdAt),
-    check('popagent_approvals_kind', sql`${t.kind} in ('tool-call')`),
+    check('popagent_approvals_kind', sql`${t.kind} in ('tool-call', 'self-update-patch')`),
     check(
       'popagent_approvals_status',
       sql`${t.status} in ('pending', 'allowed', 'denied', 'expired')`,

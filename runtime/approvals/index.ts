@@ -45,7 +45,8 @@ export function toView(row: ApprovalRow): Approval {
 export async function create(
   db: Db,
   input: {
-    toolName: string
+    kind?: ApprovalRow['kind']
+    toolName: string | null
     summary: string
     reason: string | null
     sessionId?: string | undefined
@@ -60,7 +61,7 @@ export async function create(
     .insert(approvals)
     .values({
       id: createId('approval'),
-      kind: 'tool-call',
+      kind: input.kind ?? 'tool-call',
       toolName: input.toolName,
       summary: input.summary,
       reason: input.reason,

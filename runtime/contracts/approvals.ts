@@ -12,7 +12,7 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatus>
 
 export const Approval = z.object({
   id: z.string(),
-  kind: z.literal('tool-call'),
+  kind: z.enum(['tool-call', 'self-update-patch']),
   toolName: z.string().nullable(),
   summary: z.string(),
   reason: z.string().nullable(),
