@@ -20,13 +20,11 @@ import { createBuildClient } from '../compute-host/build/client.ts'
 import { createBuildMaintenanceExecutor } from '../compute-host/build/maintenance.ts'
 import { createLogger } from '../compute-host/log.ts'
 import { createScheduler } from '../compute-host/schedules/scheduler.ts'
-import { previewCron } from '../compute-host/schedules/cron.ts'
 import { readCheckout } from '../compute-host/self-update/checkout-state.ts'
 import type { TaskExecutor } from '../compute-host/tasks/runner.ts'
 import { listBuildEvidence } from '../runtime/build/evidence.ts'
 import { BuildDisabled, queueBuildMaintenance } from '../runtime/build/maintenance.ts'
 import { createId } from '../runtime/ids.ts'
-import * as Schedules from '../runtime/schedules/index.ts'
 import { AutonomousTaskActive } from '../runtime/self-update/autonomous-slot.ts'
 import * as Tasks from '../runtime/tasks/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
@@ -242,16 +240,18 @@ describe('build-maintenance on a real stack with the fake Build server', () => {
       }),
       (error: unknown) => error instanceof AutonomousTaskActive && error.status === 409,
     )
-    // A build-maintenance schedule's occurrence is skipped with the reason, not queued.
+    // A build-maintenance schedule (made through the API) has its occurrence skipped with the
+    // reason, not queued.
     const cron = '*/5 * * * *'
     const now = new Date()
-    const schedule = await Schedules.create(db, {
-      workspaceId,
-      name: 'build maintenance',
-      prompt: 'maintain',
-      cron: Schedules.checkedCron(cron, previewCron(cron, { now })),
-      source: 'build-maintenance',
-    })
+    const schedule = await okJson(
+      await typedClient(stack.edge()).api.build.maintenance.schedules.$post({
+        json: { cron, prompt: 'maintain', name: 'build maintenance' },
+      }),
+      201,
+    )
+    assert.equal(schedule.source, 'build-maintenance')
+    assert.equal(schedule.workspaceId, workspaceId)
     const later = new Date(now.getTime() + 6 * 60_000)
     await createScheduler({ db, log: createLogger({ write: () => {} }), now: () => later }).tick()
     const fires = await db

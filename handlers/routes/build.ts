@@ -1,6 +1,10 @@
 import { Hono } from 'hono'
-import { QueueBuildMaintenanceInput } from '../../runtime/contracts/build.ts'
-import { queueBuildMaintenance } from '../../runtime/build/maintenance.ts'
+import {
+  CreateBuildMaintenanceScheduleInput,
+  QueueBuildMaintenanceInput,
+} from '../../runtime/contracts/build.ts'
+import { queueBuildMaintenance, scheduleBuildMaintenance } from '../../runtime/build/maintenance.ts'
+import { checkedCron } from '../../runtime/schedules/index.ts'
 import type { AppEnv } from '../env.ts'
 import { assertKnownModels } from '../known-models.ts'
 import { validate } from '../validate.ts'
@@ -21,3 +25,16 @@ export const build = new Hono<AppEnv>()
     const disabled = status.enabled ? undefined : status.reason
     return c.json(await queueBuildMaintenance(c.var.db, input, disabled), 201)
   })
+  // A recurring build-maintenance schedule, refused the same way; the host checks the cron.
+  .post(
+    '/maintenance/schedules',
+    validate('json', CreateBuildMaintenanceScheduleInput),
+    async (c) => {
+      const input = c.req.valid('json')
+      await assertKnownModels(c, { model: input.model })
+      const status = await c.var.host.buildStatus()
+      const disabled = status.enabled ? undefined : status.reason
+      const cron = checkedCron(input.cron, await c.var.host.cronPreview({ cron: input.cron }))
+      return c.json(await scheduleBuildMaintenance(c.var.db, { ...input, cron }, disabled), 201)
+    },
+  )

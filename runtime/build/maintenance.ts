@@ -1,7 +1,12 @@
 import { eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { workspaces } from '../../db/schema/index.ts'
-import type { QueueBuildMaintenanceInput } from '../contracts/build.ts'
+import type {
+  CreateBuildMaintenanceScheduleInput,
+  QueueBuildMaintenanceInput,
+} from '../contracts/build.ts'
+import type { Schedule } from '../contracts/schedules.ts'
+import * as Schedules from '../schedules/index.ts'
 import type { Task } from '../contracts/tasks.ts'
 import { AppError } from '../errors.ts'
 import { enqueue, titleOf, toTask } from '../tasks/index.ts'
@@ -36,13 +41,7 @@ export async function queueBuildMaintenance(
   input: QueueBuildMaintenanceInput,
   disabledReason: string | undefined,
 ): Promise<Task> {
-  if (disabledReason)
-    throw new BuildDisabled({ reason: disabledReason }, { message: disabledReason })
-  const [workspace] = await db
-    .select({ id: workspaces.id })
-    .from(workspaces)
-    .where(eq(workspaces.name, BUILD_WORKSPACE))
-  if (!workspace) throw new BuildWorkspaceMissing()
+  const workspace = await buildWorkspace(db, disabledReason)
   const row = await enqueue(db, {
     source: 'build-maintenance',
     workspaceId: workspace.id,
@@ -52,4 +51,36 @@ export async function queueBuildMaintenance(
     ...(input.maxAttempts && { maxAttempts: input.maxAttempts }),
   })
   return toTask(row)
+}
+
+/**
+ * A `build-maintenance` schedule in the AkurAI-Build workspace, refused as queueing is. Its
+ * occurrences meet the scheduler's gate: skipped with the reason while the autonomous lease is
+ * held. As every system schedule, only when it runs can be changed later, and it is not deleted
+ * through the schedules API.
+ */
+export async function scheduleBuildMaintenance(
+  db: Db,
+  input: Omit<CreateBuildMaintenanceScheduleInput, 'cron'> & { cron: Schedules.CheckedCron },
+  disabledReason: string | undefined,
+): Promise<Schedule> {
+  const workspace = await buildWorkspace(db, disabledReason)
+  return Schedules.create(db, {
+    ...input,
+    name: input.name ?? 'AkurAI Build maintenance',
+    workspaceId: workspace.id,
+    source: 'build-maintenance',
+  })
+}
+
+async function buildWorkspace(db: Db, disabledReason: string | undefined) {
+  if (disabledReason) {
+    throw new BuildDisabled({ reason: disabledReason }, { message: disabledReason })
+  }
+  const [workspace] = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(eq(workspaces.name, BUILD_WORKSPACE))
+  if (!workspace) throw new BuildWorkspaceMissing()
+  return workspace
 }

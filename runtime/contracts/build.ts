@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { BUILD_EVIDENCE_KINDS } from '../../db/build-evidence-enums.ts'
-import { ModelId, Prompt } from './fields.ts'
+import { ModelId, Prompt, Title } from './fields.ts'
+import { CreateScheduleInput } from './schedules.ts'
 
 /** AkurAI Build as this host has it (compute-host/build/client.ts `status`). */
 export const BuildStatus = z.discriminatedUnion('enabled', [
@@ -41,3 +42,18 @@ export const TaskBuildEvidence = z.object({
   taskId: z.string(),
   evidence: z.array(BuildEvidenceItem),
 })
+
+/**
+ * `POST /api/build/maintenance/schedules`: a recurring `build-maintenance` schedule in the
+ * AkurAI-Build workspace, with the fields of a schedule of one's own (the workspace is fixed).
+ */
+export const CreateBuildMaintenanceScheduleInput = CreateScheduleInput.pick({
+  cron: true,
+  prompt: true,
+  model: true,
+  maxAttempts: true,
+  catchUp: true,
+}).extend({ name: Title.optional() })
+export type CreateBuildMaintenanceScheduleInput = z.infer<
+  typeof CreateBuildMaintenanceScheduleInput
+>
