@@ -147,8 +147,12 @@ describe('admin pages', () => {
       await page.goto(`${url}/#/settings`)
       const steps = page.getByLabel('Supervisor max steps')
       await steps.fill('30')
-      // A switch that does nothing yet is shown off and disabled (settings-not-built.ts).
-      assert.equal(await page.getByLabel('Deployment', { exact: true }).isDisabled(), true)
+      // Deployment is a real switch now: it adds self-update's deploy step, which refuses with
+      // its reason (docs/self-update.md), and the page says so.
+      assert.equal(await page.getByLabel('Deployment', { exact: true }).isDisabled(), false)
+      await page
+        .getByText(/Adds a deploy step to each self-update run\. It refuses every time/)
+        .waitFor()
       await page.getByLabel('Automatic fact retention').check()
       await page.getByRole('button', { name: 'Save agent runtime' }).click()
       await page.getByText('Saved: Supervisor max steps.').waitFor()
