@@ -42,6 +42,7 @@ export const TaskBuildEvidence = z.object({
   taskId: z.string(),
   evidence: z.array(BuildEvidenceItem),
 })
+export type TaskBuildEvidence = z.infer<typeof TaskBuildEvidence>
 
 /**
  * `POST /api/build/maintenance/schedules`: a recurring `build-maintenance` schedule in the

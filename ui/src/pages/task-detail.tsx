@@ -9,7 +9,7 @@ import { ErrorNote } from '../components/status.tsx'
 import { Empty } from '../components/list-table.tsx'
 import { Markdown } from '../markdown/markdown.tsx'
 import { createData } from '../queries/data.ts'
-import { getTaskWorkflow, refreshTask } from '../queries/tasks.ts'
+import { getTaskBuildEvidence, getTaskWorkflow, refreshTask } from '../queries/tasks.ts'
 import { getWorkspaces } from '../queries/workspaces.ts'
 import { ActivityItem } from '../tasks/activity-item.tsx'
 import { TaskActions } from '../tasks/task-actions.tsx'
@@ -17,6 +17,7 @@ import { TaskFields } from '../tasks/task-fields.tsx'
 import { stepsLine, stepsOf } from '../tasks/task-summary.ts'
 import { TaskUsage } from '../tasks/task-usage.tsx'
 import { WorkflowPhases } from '../tasks/workflow-phases.tsx'
+import { BuildEvidenceList } from '../tasks/build-evidence.tsx'
 import './admin.css'
 
 const LIVE: readonly TaskState[] = LIVE_TASK_STATES
@@ -29,6 +30,12 @@ export default function TaskDetail() {
   const params = useParams()
   const workflow = createData(() => getTaskWorkflow(params.id!))
   const workspaces = createData(() => getWorkspaces())
+  // Only build-maintenance work records Build evidence; other tasks never ask.
+  const evidence = createData(() =>
+    workflow.data()?.task.source === 'build-maintenance'
+      ? getTaskBuildEvidence(params.id!)
+      : undefined,
+  )
   const task = () => workflow.data()?.task
   const live = () => {
     const t = task()
@@ -107,6 +114,10 @@ export default function TaskDetail() {
 
             <Show when={(workflow.data()?.phases.length ?? 0) > 0}>
               <WorkflowPhases phases={workflow.data()!.phases} />
+            </Show>
+
+            <Show when={(evidence.data()?.evidence.length ?? 0) > 0}>
+              <BuildEvidenceList items={evidence.data()!.evidence} />
             </Show>
 
             <details class="card stack">

@@ -13,10 +13,20 @@ export const getTaskWorkflow = query(
   'task-workflow',
 )
 
+/** What a build-maintenance task recorded (branch, CI run, issue, comment, checkout, commit). */
+export const getTaskBuildEvidence = query(
+  (id: string) => ok(api.tasks[':id']['build-evidence'].$get({ param: { id } })),
+  'task-build-evidence',
+)
+
 export const refreshTasks = () => revalidate(getTasks.key)
 
 /** A task's action changes it and the lists it appears in (state, resolved mark). */
-export const staleAfterTaskChange = (id: string) => [getTasks.key, getTaskWorkflow.keyFor(id)]
+export const staleAfterTaskChange = (id: string) => [
+  getTasks.key,
+  getTaskWorkflow.keyFor(id),
+  getTaskBuildEvidence.keyFor(id),
+]
 
 export const refreshTask = (id: string) => revalidate(staleAfterTaskChange(id))
 
