@@ -75,8 +75,6 @@ export type MastraArgs = {
    * workspace tools and their Mastra workspace. Without it the team has no repository tools.
    */
   teamWorkspaceRoot?: string
-  /** Specialists our turns withhold from the supervisor (a ready brief withholds the researcher). */
-  teamWithheld?: string[]
   /** Time Mastra's storage calls and answer them to `storage` (the turn-latency bench). */
   traceStorage?: boolean
 }
@@ -90,7 +88,7 @@ async function ourTeam(
   databaseUrl: string,
   models: GatewayModels,
   memory: Memory,
-  run: { workspaceRoot?: string | undefined; withheld?: string[] | undefined } = {},
+  workspaceRoot?: string,
 ) {
   // Kept open: the memory tools hold it (never called here, but a tool must be able to run).
   const db = connectPostgresJs(databaseUrl, { max: 1 })
@@ -119,11 +117,7 @@ async function ourTeam(
       'retain-fact': (agent) => ({ ok: true, tool: createRetainFactTool(memoryTools, agent.id) }),
     }),
   })
-  const team = await factory.build({
-    memory,
-    ...(run.workspaceRoot && { workspaceRoot: run.workspaceRoot }),
-    ...(run.withheld && { withheld: run.withheld }),
-  })
+  const team = await factory.build({ memory, ...(workspaceRoot && { workspaceRoot }) })
   return team.supervisor
 }
 
@@ -229,10 +223,7 @@ async function mastra(args: MastraArgs) {
   await storage.init()
   const memory = new Memory({ storage, options: memoryOptions(args.memorySettings, models) })
   const agent = args.teamDatabaseUrl
-    ? await ourTeam(args.teamDatabaseUrl, models, memory, {
-        workspaceRoot: args.teamWorkspaceRoot,
-        withheld: args.teamWithheld,
-      })
+    ? await ourTeam(args.teamDatabaseUrl, models, memory, args.teamWorkspaceRoot)
     : new Agent({
         id: MASTRA_AGENT,
         name: 'Assistant',

@@ -504,9 +504,8 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       teamDatabaseUrl: app!.url,
       // The same repository as our turns', so the team offers the same workspace tools.
       teamWorkspaceRoot: await realpath(join(workspaceRoot, 'popagent')),
-      // Our turns' brief is ready for implementation on this repository, which withholds the
-      // researcher from the supervisor for the run (prepare-run.ts): the team is built so too.
-      teamWithheld: ['researcher'],
+      // Not withheld: a ready brief withholds the researcher from our supervisor for its run
+      // (prepare-run.ts), which on this repository is about a quarter of the questions.
     })
     processes.push(team)
 
