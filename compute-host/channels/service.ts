@@ -130,6 +130,7 @@ export function createChannelService(deps: {
           workspaceId: channel.row.workspaceId,
           prompt: taskPrompt.slice(0, MAX_PROMPT_CHARS),
           ...(channel.row.model && { model: channel.row.model }),
+          deliverTo: binding.id,
         })
         await linkTask(db, eventId, task.id)
         await reply(channel, binding, `Task ${task.id} queued; its result will be posted here.`)
@@ -270,12 +271,6 @@ export function createChannelService(deps: {
       const channel = await directory.get(binding.channelId)
       if (!channel || !channel.row.enabled) return
       await reply(channel, binding, questionText(approval), approvalButtons(approval.id))
-    },
-
-    /** Posts `text` to a binding of channel `channelId` (a task's result). */
-    async replyTo(channelId: string, binding: BindingRow, text: string): Promise<void> {
-      const channel = await directory.get(channelId)
-      if (channel) await reply(channel, binding, text)
     },
 
     /** Events a poll brought (already from the service itself: nothing to verify). */

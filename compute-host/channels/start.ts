@@ -5,7 +5,10 @@ import { createChannelDirectory } from './directory.ts'
 import { createOutbox } from './outbox/engine.ts'
 import { createPoller } from './poller.ts'
 import { createChannelService } from './service.ts'
-import { taskDeliveries } from './task-deliveries.ts'
+import { createTaskDeliveries } from './task-deliveries.ts'
+
+/** How often finished tasks' deliveries left pending (a host died before posting) are queued. */
+const DELIVERY_SWEEP_MS = 60_000
 
 /**
  * The channel room as the host holds it: the service (inbound events, turns, commands) and the
@@ -31,17 +34,35 @@ export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
     log,
   })
   const poller = createPoller({ db, directory, service, log: log.child({ component: 'poller' }) })
-  // Task results go back to the conversation that asked with `/task`.
-  const forgetTasks = $.observers.addTaskObserver(
-    taskDeliveries({ db, reply: (id, binding, text) => service.replyTo(id, binding, text) }),
-  )
+  // Task results go to the conversation the task names (the API, a schedule, or `/task`).
+  const deliveries = createTaskDeliveries({
+    db,
+    directory,
+    outbox,
+    redact: $.redact,
+    log: log.child({ component: 'task-deliveries' }),
+  })
+  const forgetTasks = $.observers.addTaskObserver(deliveries.observer)
   outbox.start()
   poller.start()
+  // The sweep runs at start (what a host killed between a task's end and its post left) and then
+  // periodically (what an observer that failed left).
+  let sweeping: Promise<unknown> = Promise.resolve()
+  const sweep = () => {
+    sweeping = sweeping
+      .then(() => deliveries.sweep())
+      .catch((error: unknown) => log.warn('task delivery sweep failed', { error: String(error) }))
+  }
+  sweep()
+  const sweepTimer = setInterval(sweep, DELIVERY_SWEEP_MS)
+  sweepTimer.unref()
   return {
     service,
     outbox,
     async stop(): Promise<void> {
       forgetTasks()
+      clearInterval(sweepTimer)
+      await sweeping
       await poller.stop()
       await service.close()
       await outbox.stop()

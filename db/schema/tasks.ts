@@ -78,6 +78,11 @@ export const tasks = pgTable(
     budgetUsed: jsonb().$type<Record<string, number>>(),
     /** The channel conversation its result is posted to when it ends (migration 0028). */
     deliverToBindingId: text().references(() => channelBindings.id, { onDelete: 'set null' }),
+    /**
+     * Its delivery is still to be queued: set by a trigger in the statement that ends a task with a
+     * binding, cleared with the outbox rows' insert (migration 0034, channels/task-deliveries.ts).
+     */
+    deliveryPending: boolean().notNull().default(false),
     ...timestamps,
   },
   (t) => [
@@ -88,6 +93,9 @@ export const tasks = pgTable(
       .on(t.heartbeatAt)
       .where(sql`${t.state} in ('running', 'cancelling')`),
     index('popagent_agent_tasks_list_idx').on(t.createdAt),
+    index('popagent_agent_tasks_delivery_pending_idx')
+      .on(t.finishedAt)
+      .where(sql`${t.deliveryPending}`),
     index('popagent_agent_tasks_workspace_idx').on(t.workspaceId, t.createdAt),
     // A schedule's last task (runtime/schedules/index.ts reads it per schedule, newest first).
     index('popagent_agent_tasks_schedule_idx')
