@@ -1,8 +1,7 @@
 /**
  * A second test reporter beside `spec` (test/run.ts): once the run ends, the slowest test files
  * by wall time, from when each file was taken up to its last event. CI's limit is what the whole run
- * takes on two cores, so this list says where to trim first, and `SLOW_FIRST` in test/run.ts
- * (started first so that no long file is left running alone at the end) is kept from it.
+ * takes on two cores, so this list says where to trim first.
  */
 type TestEvent = { type: string; data?: { file?: string; nesting?: number; name?: string } }
 
