@@ -91,6 +91,9 @@ export const HostEnv = z
     // A channel outbox chunk claimed but not finished for this long (its host died mid-send) is
     // sent again (compute-host/channels/outbox/engine.ts).
     POPAGENT_OUTBOX_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(60_000),
+    // For tests only: the channels' pacing times (a chat's second, a Telegram group's minute)
+    // multiplied by this, so a test sees the minute's cap without waiting a minute.
+    POPAGENT_CHANNEL_PACE_SCALE: z.coerce.number().min(0.001).max(1).default(1),
     // The evolution worker's pace and claim lease: a pass every interval; signals claimed by a
     // host that died are reclaimed after the lease (compute-host/evolution/worker.ts).
     POPAGENT_EVOLUTION_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),

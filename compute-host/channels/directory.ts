@@ -3,6 +3,7 @@ import type { ChannelRow } from '../../runtime/channels/index.ts'
 import type { Vault } from '../secrets/vault.ts'
 import type { Db } from '../../db/index.ts'
 import { buildAdapter } from './adapters/index.ts'
+import { scaledLimits } from './pacing.ts'
 import type { ChannelAdapter } from './types.ts'
 
 /**
@@ -12,7 +13,7 @@ import type { ChannelAdapter } from './types.ts'
  */
 export type OpenChannel = { row: ChannelRow; adapter: ChannelAdapter }
 
-export function createChannelDirectory(deps: { db: Db; vault: Vault }) {
+export function createChannelDirectory(deps: { db: Db; vault: Vault; paceScale?: number }) {
   const open = new Map<string, OpenChannel>()
   return {
     /** The channel, or undefined when it does not exist. */
@@ -31,7 +32,9 @@ export function createChannelDirectory(deps: { db: Db; vault: Vault }) {
       for (const [role, ids] of Object.entries(row.secretIds)) {
         secrets[role] = await Promise.all(ids.map((secretId) => deps.vault.reveal(secretId)))
       }
-      const channel = { row, adapter: buildAdapter(row.kind, row.settings, secrets) }
+      const built = buildAdapter(row.kind, row.settings, secrets)
+      const limits = scaledLimits(built.limits, deps.paceScale ?? 1)
+      const channel = { row, adapter: limits === built.limits ? built : { ...built, limits } }
       open.set(id, channel)
       return channel
     },

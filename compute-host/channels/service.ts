@@ -20,6 +20,7 @@ import { runChannelTurn, sessionOf } from './channel-turn.ts'
 import type { ChannelDirectory, OpenChannel } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
 import { enqueueChunks } from './outbox/sql/enqueue.ts'
+import { pacingFor } from './pacing.ts'
 import { cancelQueued } from './outbox/sql/finish.ts'
 import { bindingFor, linkTask, recordEvent, setEventState } from './store.ts'
 import type { ChannelButton, ChannelTarget, InboundEvent } from './types.ts'
@@ -89,7 +90,7 @@ export function createChannelService(deps: {
       target,
       deliveryId: createId('channelDelivery'),
       chunks,
-      paceMs: channel.adapter.limits.minIntervalMs,
+      ...pacingFor(channel.adapter.limits, target),
       ...(buttons && { buttons }),
     })
     outbox.wake()
@@ -292,13 +293,14 @@ export function createChannelService(deps: {
       })
       const deliveryId = createId('channelDelivery')
       const chunks = splitForChannel(deps.redact(to.text), channel.adapter.limits.maxChars)
+      const target = { conversation: binding.conversation, thread: binding.thread }
       await enqueueChunks(db, {
         channelId: id,
         bindingId: binding.id,
-        target: { conversation: binding.conversation, thread: binding.thread },
+        target,
         deliveryId,
         chunks,
-        paceMs: channel.adapter.limits.minIntervalMs,
+        ...pacingFor(channel.adapter.limits, target),
       })
       outbox.wake()
       return { deliveryId, chunks: chunks.length }

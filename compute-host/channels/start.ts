@@ -17,7 +17,11 @@ const DELIVERY_SWEEP_MS = 60_000
  */
 export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
   const db = $.databases.application.db
-  const directory = createChannelDirectory({ db, vault: $.vault })
+  const directory = createChannelDirectory({
+    db,
+    vault: $.vault,
+    paceScale: $.env.POPAGENT_CHANNEL_PACE_SCALE,
+  })
   const outbox = createOutbox({
     db,
     directory,

@@ -10,6 +10,7 @@ import type { TaskObserver } from '../tasks/lifecycle.ts'
 import type { ChannelDirectory } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
 import { enqueueChunks } from './outbox/sql/enqueue.ts'
+import { pacingFor } from './pacing.ts'
 
 /** Tasks whose delivery one sweep queues at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 50
@@ -54,13 +55,14 @@ export function createTaskDeliveries(deps: {
       if (!binding || binding.blockedAt) return 0
       const channel = await directory.get(binding.channelId)
       if (!channel || channel.adapter.listensOnly) return 0
+      const target = { conversation: binding.conversation, thread: binding.thread }
       return enqueueChunks(tx, {
         channelId: binding.channelId,
         bindingId: binding.id,
-        target: { conversation: binding.conversation, thread: binding.thread },
+        target,
         deliveryId: createId('channelDelivery'),
         chunks: splitForChannel(deps.redact(textOf(task)), channel.adapter.limits.maxChars),
-        paceMs: channel.adapter.limits.minIntervalMs,
+        ...pacingFor(channel.adapter.limits, target),
       })
     })
     if (queued > 0) deps.outbox.wake()

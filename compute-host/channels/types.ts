@@ -45,6 +45,11 @@ export type ChannelLimits = {
   maxChars: number
   /** The least time between two messages to one chat. */
   minIntervalMs: number
+  /**
+   * A cap per rolling window for the chats it applies to (Telegram: 20 a minute to a group), on
+   * top of `minIntervalMs`; the outbox holds that chat's next chunk until the window has room.
+   */
+  rollingCap?: { max: number; windowMs: number; appliesTo(target: ChannelTarget): boolean }
 }
 
 export type OutboundMessage = ChannelTarget & {

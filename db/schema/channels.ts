@@ -129,6 +129,9 @@ export const channelOutbox = pgTable(
     state: text().$type<'queued' | 'sending' | 'sent' | 'failed' | 'cancelled'>().notNull(),
     attempts: integer().notNull().default(0),
     paceMs: integer().notNull(),
+    /** At most `windowMax` chunks of this chat sent per rolling `windowMs` (migration 0036). */
+    windowMax: integer(),
+    windowMs: integer(),
     nextAttemptAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     leaseUntil: timestamp({ withTimezone: true, mode: 'date' }),
     lastError: text(),

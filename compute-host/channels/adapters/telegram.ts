@@ -98,7 +98,17 @@ export function createTelegramAdapter(config: {
   }
 
   return {
-    limits: { maxChars: 4_096, minIntervalMs: 1_000 },
+    limits: {
+      maxChars: 4_096,
+      minIntervalMs: 1_000,
+      // Telegram's limit for a group: 20 messages a minute. Groups, supergroups and channels
+      // are the chats with negative ids; a private chat has only the per-chat second.
+      rollingCap: {
+        max: 20,
+        windowMs: 60_000,
+        appliesTo: (target) => target.conversation.startsWith('-'),
+      },
+    },
     verify(request) {
       if (!webhookSecret) return { ok: false, reason: 'no webhook secret is set' }
       const given = request.headers['x-telegram-bot-api-secret-token'] ?? ''

@@ -9,7 +9,8 @@ const toRow = rawRowMapper(channelOutbox)
 /**
  * Claims up to `limit` chunks to send now: the first unsent chunk of each chat (so a chat's
  * chunks go in order and a retried chunk holds back the ones after it), when it is due, its
- * chat has had nothing sent within its pace, and no other sender holds it (SKIP LOCKED; a
+ * chat has had nothing sent within its pace nor its rolling cap's count within the window
+ * (`window_max`, a Telegram group's 20 a minute), and no other sender holds it (SKIP LOCKED; a
  * `sending` row whose lease ran out belongs to a sender that died, and is taken again). The
  * claim leases the row for `leaseMs` and counts the attempt.
  */
@@ -34,6 +35,11 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
           where s.chat_key = o.chat_key and s.state = 'sent'
             and s.sent_at > now() - make_interval(secs => o.pace_ms / 1000.0)
         )
+        and (o.window_max is null or (
+          select count(*) from popagent_channel_outbox s
+          where s.chat_key = o.chat_key and s.state = 'sent'
+            and s.sent_at > now() - make_interval(secs => o.window_ms / 1000.0)
+        ) < o.window_max)
       order by o.next_attempt_at, o.id
       limit ${limit}
       for update of o skip locked

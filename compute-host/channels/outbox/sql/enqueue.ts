@@ -15,6 +15,8 @@ export async function enqueueChunks(
     deliveryId: string
     chunks: string[]
     paceMs: number
+    /** At most `max` chunks of this chat sent per rolling `ms` (pacing.ts). */
+    window?: { max: number; ms: number } | undefined
     buttons?: ChannelButton[]
   },
 ): Promise<number> {
@@ -33,6 +35,8 @@ export async function enqueueChunks(
       buttons: i === chunks.length - 1 ? (delivery.buttons ?? null) : null,
       state: 'queued' as const,
       paceMs,
+      windowMax: delivery.window?.max ?? null,
+      windowMs: delivery.window?.ms ?? null,
     })),
   )
   return chunks.length
