@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   channelEvent: 'cev',
   channelDelivery: 'dlv',
   browserSession: 'brs',
+  browserRecording: 'brr',
   evolutionSignal: 'evs',
   evolutionRevision: 'evr',
   learnedOverlay: 'ovl',

@@ -41,3 +41,36 @@ export const browserSessions = pgTable(
     index('popagent_browser_sessions_opened_idx').on(t.openedAt),
   ],
 )
+
+/**
+ * A recording of a browser session (compute-host/browser/recordings.ts): a Playwright trace the
+ * owner started, packed into one zip under POPAGENT_DATA_DIR/browser-recordings once stopped.
+ * `recording` while the server records, `ready` with the file's size and digest, `failed` with
+ * why. Rows and files past the retention are deleted by the host's hourly sweep. Holds nothing
+ * typed into a page: the host stops a recording before any secret fill.
+ */
+export const browserRecordings = pgTable(
+  'popagent_browser_recordings',
+  {
+    id: text().primaryKey(),
+    browserSessionId: text()
+      .notNull()
+      .references(() => browserSessions.id, { onDelete: 'cascade' }),
+    kind: text().$type<'trace'>().notNull().default('trace'),
+    state: text().$type<'recording' | 'ready' | 'failed'>().notNull().default('recording'),
+    bytes: integer(),
+    sha256: text(),
+    startedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    stoppedAt: timestamp({ withTimezone: true, mode: 'date' }),
+    stopReason: text(),
+    error: text(),
+  },
+  (t) => [
+    check('popagent_browser_recordings_kind', sql`${t.kind} in ('trace')`),
+    check('popagent_browser_recordings_state', sql`${t.state} in ('recording', 'ready', 'failed')`),
+    uniqueIndex('popagent_browser_recordings_active')
+      .on(t.browserSessionId)
+      .where(sql`${t.state} = 'recording'`),
+    index('popagent_browser_recordings_started_idx').on(t.startedAt),
+  ],
+)
