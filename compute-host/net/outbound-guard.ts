@@ -3,12 +3,14 @@ import { lookup as systemLookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP } from 'node:net'
-import { classifyAddress } from '../../runtime/net/address-class.ts'
+import { classifyAddress, isPrivateNetwork } from '../../runtime/net/address-class.ts'
 
 /**
  * The one way out for a URL the owner or a page can name (HTTP hooks today): only public
- * addresses are called, loopback too when the owner allowed it, and never a private, link-local
- * (cloud metadata), multicast or reserved one (runtime/net/address-class.ts).
+ * addresses are called, loopback too when the owner allowed it, a private network (RFC 1918,
+ * unique local) only where a caller passes the owner's `allowPrivate` (a webhook channel's
+ * callback), and never a link-local (cloud metadata), multicast or reserved one
+ * (runtime/net/address-class.ts).
  *
  * Checked where it cannot be dodged: at connect time, on the address the socket is given. A name
  * is resolved once by the `lookup` below, every answer judged, and the socket connects to the
@@ -20,6 +22,12 @@ import { classifyAddress } from '../../runtime/net/address-class.ts'
 export type OutboundPolicy = {
   /** The owner's consent to call loopback; never extends to private or link-local addresses. */
   allowLoopback: boolean
+  /**
+   * The owner's consent to call a private network (RFC 1918, IPv6 unique local): a webhook
+   * callback on the owner's LAN. Never extends to link-local (cloud metadata), carrier-grade NAT,
+   * multicast or reserved addresses (runtime/net/address-class.ts `isPrivateNetwork`).
+   */
+  allowPrivate?: boolean
 }
 
 /** Resolves a name to all its addresses; a test injects one to play the DNS server. */
@@ -36,6 +44,7 @@ export function checkOutboundAddress(host: string, address: string, policy: Outb
   const place = classifyAddress(address)
   if (place?.kind === 'public') return
   if (place?.kind === 'loopback' && policy.allowLoopback) return
+  if (place?.kind === 'forbidden' && policy.allowPrivate && isPrivateNetwork(address)) return
   const what = !place
     ? 'not an IP address'
     : place.kind === 'loopback'

@@ -26,8 +26,8 @@ const AllowedSenders = z.array(SenderId).max(1_000)
 
 /**
  * `allowLoopback`: the owner's consent to call a loopback address (a bridge on this machine, a
- * test's fake service); private and link-local addresses are never called
- * (compute-host/net/outbound-guard.ts).
+ * test's fake service); private addresses only for a webhook's callback with its
+ * `allowPrivateCallback`, link-local ones never (compute-host/net/outbound-guard.ts).
  */
 const Common = {
   name: Title,
@@ -41,6 +41,12 @@ export const WebhookSettings = z.strictObject({
   /** Where answers are POSTed, signed with the outbound secret; none: the channel only listens. */
   callbackUrl: HttpUrl.optional(),
   allowLoopback: z.boolean().default(false),
+  /**
+   * The owner's consent to a callback on a private network (10/8, 172.16/12, 192.168/16,
+   * fc00::/7): a receiver on the owner's LAN. Link-local (169.254/16, fe80::/10, where cloud
+   * metadata answers) and the other special blocks are refused even so.
+   */
+  allowPrivateCallback: z.boolean().optional(),
 })
 export const WebhookSecrets = z.strictObject({
   /** Inbound signatures are accepted under any of these (rotation: add the new, then drop the old). */

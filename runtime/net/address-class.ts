@@ -136,3 +136,28 @@ export function classifyUrlHost(hostname: string): AddressClass | undefined {
   if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK
   return classifyAddress(name)
 }
+
+/**
+ * Whether an address is on a private network the owner may opt into calling (a webhook callback
+ * on the office LAN): RFC 1918 IPv4 (10/8, 172.16/12, 192.168/16), IPv6 unique local (fc00::/7),
+ * and those IPv4 blocks written as ::ffff:a.b.c.d. Nothing else: link-local (169.254/16 and
+ * fe80::/10, where cloud metadata answers), carrier-grade NAT, "this network", multicast and the
+ * reserved blocks stay refused whatever the owner says.
+ */
+export function isPrivateNetwork(address: string): boolean {
+  const inV4 = (value: number) =>
+    [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ].some(([base, bits]) => {
+      const start = parseIpv4(base as string)!
+      return value >= start && value < start + 2 ** (32 - (bits as number))
+    })
+  const v4 = parseIpv4(address)
+  if (v4 !== undefined) return inV4(v4)
+  const g = parseIpv6(address)
+  if (!g) return false
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return inV4(g[6]! * 65536 + g[7]!)
+  return g[0]! >= 0xfc00 && g[0]! <= 0xfdff
+}

@@ -37,10 +37,13 @@ const Inbound = z.union([
 ])
 
 export function createWebhookAdapter(config: {
-  settings: { callbackUrl?: string; allowLoopback: boolean }
+  settings: { callbackUrl?: string; allowLoopback: boolean; allowPrivateCallback?: boolean }
   secrets: { signing: string[]; outbound: string[] }
 }): ChannelAdapter {
-  const policy = { allowLoopback: config.settings.allowLoopback }
+  const policy = {
+    allowLoopback: config.settings.allowLoopback,
+    allowPrivate: config.settings.allowPrivateCallback ?? false,
+  }
   return {
     limits: { maxChars: 16_000, minIntervalMs: 0 },
     listensOnly: !config.settings.callbackUrl,
