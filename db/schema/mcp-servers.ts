@@ -9,7 +9,8 @@ export type McpCredentialRef = { header: string; secretId: string; scheme: 'bear
  * The owner's MCP servers (X8). A Streamable HTTP server by URL (HTTPS, or loopback when
  * `allow_loopback`), its credentials vault secrets named by id; or a stdio server by argv, run
  * in the sandbox unless `run_on_host` (the owner's explicit opt-in), with network only when
- * `allow_network`. `agent_ids` are the agents given its tools: tool membership is the owner's.
+ * `allow_network`. `agent_ids` are the agents given its tools (`agent_tools` narrows an agent to some of them):
+ * tool membership is the owner's.
  */
 export const mcpServers = pgTable(
   'popagent_mcp_servers',
@@ -28,6 +29,11 @@ export const mcpServers = pgTable(
     allowNetwork: boolean().notNull(),
     callTimeoutMs: integer().notNull(),
     agentIds: jsonb().$type<string[]>().notNull(),
+    /**
+     * Per agent of `agent_ids`, the server's tools (as the server names them) that agent gets;
+     * an agent not named here gets them all, as do agents given the server before the choice.
+     */
+    agentTools: jsonb().$type<Record<string, string[]>>().notNull().default({}),
     ...timestamps,
   },
   (t) => [
