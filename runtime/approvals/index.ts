@@ -156,3 +156,25 @@ export async function list(
     .limit(query.limit)
   return rows.map(toView)
 }
+
+/** How long an answered or expired approval is kept for the owner to look back on. */
+export const APPROVAL_RETENTION_DAYS = 30
+
+/**
+ * Deletes approvals settled more than APPROVAL_RETENTION_DAYS ago: decided ones by when they were
+ * answered, expired ones (and pending ones nobody marked, long past their time) by when their
+ * time ran out. A pending approval still within its time is never touched, whatever its age.
+ * Answers how many went. Run by the host's hourly retention loop.
+ */
+export async function prune(db: Db): Promise<number> {
+  const rows = await db
+    .delete(approvals)
+    .where(
+      lte(
+        sql`coalesce(${approvals.decidedAt}, ${approvals.expiresAt})`,
+        sql`now() - make_interval(days => ${APPROVAL_RETENTION_DAYS})`,
+      ),
+    )
+    .returning({ id: approvals.id })
+  return rows.length
+}
