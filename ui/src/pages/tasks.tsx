@@ -8,6 +8,7 @@ import { when } from '../components/dates.ts'
 import { createPolling } from '../components/polling.ts'
 import { StateBadge } from '../components/state-badge.tsx'
 import { ErrorNote } from '../components/status.tsx'
+import { DeliverToField } from '../channels/deliver-to.tsx'
 import { Empty, ListTable } from '../components/list-table.tsx'
 import { createForm } from '../forms/create-form.ts'
 import { createSubmission } from '../forms/submission.ts'
@@ -130,18 +131,24 @@ function CreateTask(props: {
   workspaces: Pick<Workspace, 'id' | 'name'>[]
   models: ModelsBody | undefined
 }) {
-  const form = createForm({ workspaceId: '', prompt: '', model: '' })
+  const form = createForm({ workspaceId: '', prompt: '', model: '', deliverTo: '' })
   const { busy, error, run } = createSubmission({
     workspaceId: 'Workspace',
     prompt: 'Prompt',
     model: 'Model',
+    deliverTo: 'Deliver result to',
   })
   const chosenWorkspace = () => form.values.workspaceId || props.workspaces[0]?.id || ''
   const submit = (e: SubmitEvent) => {
     e.preventDefault()
     return run(async () => {
-      const { prompt, model } = form.values
-      await createTask({ workspaceId: chosenWorkspace(), prompt, ...(model && { model }) })
+      const { prompt, model, deliverTo } = form.values
+      await createTask({
+        workspaceId: chosenWorkspace(),
+        prompt,
+        ...(model && { model }),
+        ...(deliverTo && { deliverTo }),
+      })
       form.set('prompt', '')
     })
   }
@@ -169,6 +176,7 @@ function CreateTask(props: {
             <For each={props.models?.models ?? []}>{(m) => <option value={m}>{m}</option>}</For>
           </select>
         </label>
+        <DeliverToField value={form.values.deliverTo} onChange={(v) => form.set('deliverTo', v)} />
         <label class="wide">
           Prompt
           <textarea

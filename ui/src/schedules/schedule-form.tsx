@@ -11,6 +11,7 @@ import { ErrorNote, Notice } from '../components/status.tsx'
 import { createForm } from '../forms/create-form.ts'
 import { createSubmission, describeError } from '../forms/submission.ts'
 import { createSchedule, patchSchedule, previewCron } from '../queries/schedules.ts'
+import { DeliverToField } from '../channels/deliver-to.tsx'
 
 const LABELS = {
   name: 'Name',
@@ -20,6 +21,7 @@ const LABELS = {
   model: 'Model',
   maxAttempts: 'Max attempts',
   catchUp: 'Missed runs',
+  deliverTo: 'Deliver result to',
 }
 
 type Preview = CronPreviewAnswer | { error: string } | undefined
@@ -33,6 +35,7 @@ const valuesOf = (s: Schedule | undefined) => ({
   maxAttempts: String(s?.maxAttempts ?? 3),
   catchUp: s?.catchUp ?? ('latest' as ScheduleCatchUp),
   enabled: s?.enabled ?? true,
+  deliverTo: s?.deliverTo ?? '',
 })
 
 /**
@@ -86,17 +89,19 @@ export function ScheduleForm(props: {
   onCleanup(() => clearTimeout(timer))
 
   const save = async (s: Schedule) => {
-    const { maxAttempts, model, workspaceId: _fixed, ...rest } = form.changed()
+    const { maxAttempts, model, deliverTo, workspaceId: _fixed, ...rest } = form.changed()
     await patchSchedule(s.id, {
       ...rest,
       ...(maxAttempts !== undefined && { maxAttempts: Number(maxAttempts) }),
       // An emptied model drops the override; the server's default applies again.
       ...(model !== undefined && { model: model || null }),
+      // "None" stops the posting (null).
+      ...(deliverTo !== undefined && { deliverTo: deliverTo || null }),
     })
     props.onDone?.()
   }
   const create = async () => {
-    const { name, cron, prompt, enabled, maxAttempts, model, catchUp } = form.values
+    const { name, cron, prompt, enabled, maxAttempts, model, catchUp, deliverTo } = form.values
     const schedule = await createSchedule({
       name,
       workspaceId: chosenWorkspace(),
@@ -106,6 +111,7 @@ export function ScheduleForm(props: {
       catchUp,
       maxAttempts: Number(maxAttempts),
       ...(model && { model }),
+      ...(deliverTo && { deliverTo }),
     })
     setCreated(`Created “${schedule.name}”.`)
     form.set('name', '')
@@ -230,6 +236,11 @@ export function ScheduleForm(props: {
             while no host ran: fire the latest, each (24 at most), or none
           </span>
         </label>
+        <DeliverToField
+          value={form.values.deliverTo}
+          onChange={(v) => form.set('deliverTo', v)}
+          disabled={system}
+        />
         <label class="check">
           <input
             type="checkbox"
