@@ -34,7 +34,7 @@ const USAGE = `usage: popagent <command>
   secrets-rekey
             re-encrypt every vault secret under POPAGENT_SECRET_KEY, reading the old rows with
             the keys in POPAGENT_SECRET_KEYS_PREVIOUS (comma-separated)
-  browser-server [--socket <path>] [--output-max-size <bytes>] [--caps a,b]
+  browser-server [--socket <path>] [--output-max-size <bytes>] [--caps a,b] [--recordings]
             run the reference browser MCP server (Playwright's, on Debian's Chromium) on a
             protected Unix socket, by default POPAGENT_DATA_DIR/browser/mcp.sock (docs/browser.md)
   automation-reconcile [--json]

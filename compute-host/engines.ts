@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import { join, resolve } from 'node:path'
 import { createAgentFactory } from './agents/factory.ts'
 import { createConfigCache } from './config-cache.ts'
 import { HostMastraLogger } from './agents/mastra-logger.ts'
@@ -111,6 +112,13 @@ export async function startEngines(
       vault,
       redact,
       ownsEveryRow: databases.mode === 'embedded',
+      recordings: {
+        serverOutputDir: resolve(
+          env.POPAGENT_BROWSER_OUTPUT_DIR ?? join(env.POPAGENT_DATA_DIR, 'browser-out'),
+        ),
+        dir: resolve(env.POPAGENT_DATA_DIR, 'browser-recordings'),
+        retentionDays: env.POPAGENT_BROWSER_RECORDING_DAYS,
+      },
     })
     // The owner's MCP servers (compute-host/mcp/servers/): connected when a run needs them.
     const mcpServers = createOwnerMcpServers({

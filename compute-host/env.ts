@@ -104,6 +104,11 @@ export const HostEnv = z
     // `on`: agents may point the browser at loopback addresses (a site on this machine). Private,
     // link-local and metadata addresses stay refused either way.
     POPAGENT_BROWSER_ALLOW_LOOPBACK: z.enum(['on', 'off']).default('off'),
+    // Where the browser server writes (recordings are packed from there); unset: the one
+    // `popagent browser-server` uses, POPAGENT_DATA_DIR/browser-out.
+    POPAGENT_BROWSER_OUTPUT_DIR: z.string().min(1).optional(),
+    // Browser recordings older than this many days are deleted, files and rows.
+    POPAGENT_BROWSER_RECORDING_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
     // AkurAI Build's MCP endpoint (docs/build.md): HTTPS, or loopback. Without the key, Build is
     // disabled (its tools unavailable, its roles not offered for delegation), not an error.
     AKURAI_BUILD_URL: z.url().default('https://akurai-build.olibuijr.com'),

@@ -12,7 +12,14 @@
  *
  *   node scripts/browser-mcp-host.ts --socket <path> --executable-path <chromium>
  *     --output-dir <dir> [--output-max-size <bytes>] [--no-sandbox] [--caps a,b]
- *     [--ignore-https-errors]   (test sites with self-signed certificates only)
+ *     [--recordings] [--ignore-https-errors]   (test sites with self-signed certificates only)
+ *
+ * Output: each MCP session writes under `<output-dir>/<Mcp-Session-Id>/` (its traces in
+ * `traces/`), removed when the session ends, so one session's files never mix with another's;
+ * popagent packs a session's trace from there (compute-host/browser/recordings.ts). The output
+ * directory is made 0700 and refused when anyone else could enter it. `--recordings` adds
+ * Playwright's `devtools` capability, which brings `browser_start_tracing`/`browser_stop_tracing`
+ * (and video operations, which need Playwright's own ffmpeg build).
  *
  * Measured traps (design doc §2): without browserName chromium it wants Chrome; as root Chromium's
  * sandbox cannot start (so `--no-sandbox` is passed only then); without snapshot mode none the
@@ -20,10 +27,10 @@
  * when it cannot run.
  */
 import { randomUUID } from 'node:crypto'
-import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, rmSync, unlinkSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
@@ -45,6 +52,7 @@ const { values } = parseArgs({
     // For a test site with a self-signed certificate only: the browser accepts any certificate.
     'ignore-https-errors': { type: 'boolean', default: false },
     caps: { type: 'string' },
+    recordings: { type: 'boolean', default: false },
   },
 })
 
@@ -61,6 +69,9 @@ if (outputMaxSize !== undefined && !(Number.isInteger(outputMaxSize) && outputMa
   fail('--output-max-size must be a positive number of bytes')
 }
 
+const capabilities = new Set((values.caps ?? '').split(',').filter(Boolean))
+if (values.recordings) capabilities.add('devtools')
+
 const config = {
   browser: {
     browserName: 'chromium',
@@ -76,18 +87,22 @@ const config = {
   snapshot: { mode: 'none' },
   outputDir,
   ...(outputMaxSize && { outputMaxSize }),
-  ...(values.caps && { capabilities: values.caps.split(',').filter(Boolean) }),
+  ...(capabilities.size > 0 && { capabilities: [...capabilities] }),
 }
 
 const { createConnection } = createRequire(import.meta.url)('@playwright/mcp') as PlaywrightMcp
 
-// The socket's directory: ours alone. A directory someone else can enter is refused, not fixed.
-const directory = dirname(socketPath)
-mkdirSync(directory, { recursive: true, mode: 0o700 })
-const dirStat = lstatSync(directory)
-if (!dirStat.isDirectory() || dirStat.uid !== process.getuid!() || (dirStat.mode & 0o077) !== 0) {
-  fail(`${directory} must be a directory owned by this user with mode 0700`)
+// The socket's directory and the output directory: ours alone. A directory someone else can
+// enter is refused, not fixed (what a page or a trace holds is the owner's).
+function ownDirectory(directory: string) {
+  mkdirSync(directory, { recursive: true, mode: 0o700 })
+  const stat = lstatSync(directory)
+  if (!stat.isDirectory() || stat.uid !== process.getuid!() || (stat.mode & 0o077) !== 0) {
+    fail(`${directory} must be a directory owned by this user with mode 0700 (chmod 700 it)`)
+  }
 }
+ownDirectory(dirname(socketPath))
+ownDirectory(outputDir)
 // A socket left by an earlier run is replaced; anything else at the path is refused.
 try {
   const old = lstatSync(socketPath)
@@ -130,17 +145,22 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (known) return known.transport.handleRequest(req, res, body)
   if (id !== undefined) return answer(res, 404, 'unknown MCP session')
   if (!isInitializeRequest(body)) return answer(res, 400, 'a new session starts with initialize')
-  // A new MCP session: its own server and its own isolated browser context.
-  const server = await createConnection(config)
+  // A new MCP session: its own server, its own isolated browser context, its own output folder.
+  const sessionId = randomUUID()
+  const sessionOutput = join(outputDir, sessionId)
+  const server = await createConnection({ ...config, outputDir: sessionOutput })
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
+    sessionIdGenerator: () => sessionId,
     onsessioninitialized: (sessionId) => {
       sessions.set(sessionId, { transport, close: () => server.close() })
     },
   })
   transport.onclose = () => {
     if (transport.sessionId) sessions.delete(transport.sessionId)
-    void server.close().catch(() => {})
+    void server
+      .close()
+      .catch(() => {})
+      .finally(() => rmSync(sessionOutput, { recursive: true, force: true }))
   }
   await server.connect(transport)
   await transport.handleRequest(req, res, body)

@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inflateRawSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
 import postgres from 'postgres'
 import { createBrowserServer } from '../compute-host/browser/server-connection.ts'
@@ -114,6 +115,22 @@ async function tableText(url: string): Promise<string> {
   }
 }
 
+/** A zip's entries, inflated (the packed trace is a plain deflate zip). */
+function unzip(zip: Buffer): Map<string, Buffer> {
+  const entries = new Map<string, Buffer>()
+  let at = 0
+  while (zip.readUInt32LE(at) === 0x04034b50) {
+    const packed = zip.readUInt32LE(at + 18)
+    const nameLength = zip.readUInt16LE(at + 26)
+    const extra = zip.readUInt16LE(at + 28)
+    const name = zip.subarray(at + 30, at + 30 + nameLength).toString('utf8')
+    const start = at + 30 + nameLength + extra
+    entries.set(name, inflateRawSync(zip.subarray(start, start + packed)))
+    at = start + packed
+  }
+  return entries
+}
+
 const browserCall = (operation: string, args: Record<string, unknown> = {}): ToolCallScript => ({
   name: 'browser',
   arguments: { operation, arguments: args },
@@ -135,13 +152,15 @@ describe('browser automation through the browser MCP server', { skip: browserMis
     const socketDir = await mkdtemp(join(tmpdir(), 'popagent-browser-mcp-'))
     certDir = await mkdtemp(join(tmpdir(), 'popagent-browser-cert-'))
     ;[mcp, site, secure, stack] = await Promise.all([
-      startBrowserMcpServer({ dir: socketDir, ignoreHttpsErrors: true }),
+      startBrowserMcpServer({ dir: socketDir, ignoreHttpsErrors: true, recordings: true }),
       startSite(),
       startHttpsSite(certDir),
       startTestStack({
         models: [{ id: 'remote/a' }],
         hostEnv: {
           POPAGENT_BROWSER_SOCKET: join(socketDir, 'sock', 'mcp.sock'),
+          POPAGENT_BROWSER_OUTPUT_DIR: join(socketDir, 'out'),
+          POPAGENT_DATA_DIR: join(socketDir, 'data'),
           POPAGENT_BROWSER_ALLOW_LOOPBACK: 'on',
           POPAGENT_SECRET_KEY: randomBytes(32).toString('base64'),
         },
@@ -284,6 +303,56 @@ describe('browser automation through the browser MCP server', { skip: browserMis
     }
   })
 
+  /** The chat session's open browser session's id. */
+  async function browserSessionOf(chatSessionId: string) {
+    const listed = await okJson(await api.browser.sessions.$get(), 200)
+    const found = listed.sessions.find((s) => s.chatSessionId === chatSessionId && !s.closedAt)
+    assert.ok(found, 'the chat session has an open browser session')
+    return found.id
+  }
+
+  test('a recording of a browser session lands under the data directory, is listed, downloaded byte for byte and deleted', async () => {
+    const session = await createSession(stack.edge())
+    await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+    const id = await browserSessionOf(session)
+    const recordings = api.browser.sessions[':id']
+    const started = await okJson(await recordings.recording.$post({ param: { id } }), 201)
+    assert.equal(started.state, 'recording')
+    const again = await recordings.recording.$post({ param: { id } })
+    assert.equal(again.status, 409, 'one recording at a time per session')
+    await turn(session, [
+      browserCall('browser_navigate', { url: site.url }),
+      browserCall('browser_snapshot'),
+    ])
+    const stopped = await okJson(await recordings.recording.stop.$post({ param: { id } }), 200)
+    assert.equal(stopped.state, 'ready', stopped.error ?? '')
+    assert.match(stopped.stopReason ?? '', /owner/)
+    const dir = join(stack.host.resources.env.POPAGENT_DATA_DIR, 'browser-recordings')
+    const file = join(dir, `${stopped.id}.zip`)
+    assert.equal((await stat(dir)).mode & 0o777, 0o700)
+    assert.equal((await stat(file)).mode & 0o777, 0o600)
+    const onDisk = await readFile(file)
+    assert.equal(stopped.bytes, onDisk.length)
+    // A trace the viewer reads: the action log names the page the session opened.
+    const entries = unzip(onDisk)
+    const trace = [...entries].find(([name]) => name.endsWith('.trace'))
+    assert.ok(trace, `entries: ${[...entries.keys()]}`)
+    assert.ok(trace[1].toString('utf8').includes(site.url), 'the trace shows the navigation')
+    const listed = await okJson(await recordings.recordings.$get({ param: { id } }), 200)
+    assert.deepEqual(
+      listed.recordings.map((r) => [r.id, r.state]),
+      [[stopped.id, 'ready']],
+    )
+    const download = await api.browser.recordings[':id'].file.$get({ param: { id: stopped.id } })
+    assert.equal(download.status, 200)
+    assert.match(download.headers.get('content-disposition') ?? '', /^attachment; filename=/)
+    assert.ok(Buffer.from(await download.arrayBuffer()).equals(onDisk), 'the exact bytes')
+    await okJson(await api.browser.recordings[':id'].$delete({ param: { id: stopped.id } }), 200)
+    await assert.rejects(stat(file), /ENOENT/)
+    const after = await okJson(await recordings.recordings.$get({ param: { id } }), 200)
+    assert.deepEqual(after.recordings, [])
+  })
+
   test('useBrowserSecret fills only on the bound origin, refuses a cross-origin frame and another origin, and the value is nowhere', async () => {
     const value = `browser-canary-${randomBytes(12).toString('base64url')}`
     const origin = `https://127.0.0.1:${secure.port}`
@@ -303,6 +372,11 @@ describe('browser automation through the browser MCP server', { skip: browserMis
       const session = await createSession(stack.edge())
       const fill = (target: string) =>
         browserCall('useBrowserSecret', { secretName: 'SITE_PASSWORD', target })
+      // The owner records the session; the fill stops the recording first (a trace keeps the DOM).
+      await turn(session, [browserCall('browser_tabs', { action: 'list' })])
+      const browserSession = await browserSessionOf(session)
+      const recording = api.browser.sessions[':id'].recording
+      await okJson(await recording.$post({ param: { id: browserSession } }), 201)
       const bound = await turn(session, [
         browserCall('browser_navigate', { url: `${origin}/login` }),
         fill('#pw'),
@@ -311,6 +385,24 @@ describe('browser automation through the browser MCP server', { skip: browserMis
       assert.match(text(bound.results[1]!), /\\"ok\\":true/)
       assert.match(text(bound.results[1]!), new RegExp(origin.replace(/[.]/g, '\\.')))
       assert.match(text(bound.results[2]!), new RegExp(`typed ${value.length}`))
+      const kept = await okJson(
+        await api.browser.sessions[':id'].recordings.$get({ param: { id: browserSession } }),
+        200,
+      )
+      assert.equal(kept.recordings[0]?.state, 'ready', JSON.stringify(kept))
+      assert.match(kept.recordings[0]?.stopReason ?? '', /before a vault secret was typed/)
+      const refused = await recording.$post({ param: { id: browserSession } })
+      assert.equal((refused as Response).status, 409)
+      assert.match(JSON.stringify(await (refused as Response).json()), /BROWSER_RECORDING_REFUSED/)
+      const zip = await readFile(
+        join(
+          stack.host.resources.env.POPAGENT_DATA_DIR,
+          'browser-recordings',
+          `${kept.recordings[0]!.id}.zip`,
+        ),
+      )
+      const traceText = [...unzip(zip).values()].map((b) => b.toString('utf8')).join('\n')
+      assert.ok(traceText.includes('/login'), 'the recording holds the page before the fill')
       const framed = await turn(session, [
         browserCall('browser_navigate', { url: `${origin}/framed` }),
         browserCall('browser_snapshot'),
@@ -332,6 +424,7 @@ describe('browser automation through the browser MCP server', { skip: browserMis
         logs: JSON.stringify(stack.logs),
         application: await tableText(stack.database.url),
         observability: await tableText(stack.host.resources.env.OBSERVABILITY_DATABASE_URL!),
+        recording: traceText,
       }
       for (const [where, found] of Object.entries(places)) {
         assert.deepEqual(leaksIn(found, [value]), [], `the secret is in the ${where}`)
@@ -368,7 +461,13 @@ describe('browser automation through the browser MCP server', { skip: browserMis
     assert.match(health.socket.reason ?? '', /does not exist/)
     assert.equal(health.mcp.ok, false)
     assert.equal(health.browser.ok, false)
-    await mcp.restart()
+    const id = await browserSessionOf(session).catch(() => 'brs_01JD0000000000000000000000')
+    const record = () => api.browser.sessions[':id'].recording.$post({ param: { id } })
+    const unreachable = await record()
+    assert.equal(unreachable.status, 501)
+    assert.match(JSON.stringify(await unreachable.json()), /no browser server is connected/)
+    // Back without recordings: a server lacking the tracing operations is named as such.
+    await mcp.restart({ recordings: false })
     // The host reconnects by itself (backoff from 250 ms); no restart of popagent.
     const deadline = Date.now() + 10_000
     let back = await turn(session, [browserCall('browser_tabs', { action: 'list' })])
@@ -377,6 +476,14 @@ describe('browser automation through the browser MCP server', { skip: browserMis
       back = await turn(session, [browserCall('browser_tabs', { action: 'list' })])
     }
     assert.match(text(back.results[0]!), /### Result/)
+    const lacking = await api.browser.sessions[':id'].recording.$post({
+      param: { id: await browserSessionOf(session) },
+    })
+    assert.equal(lacking.status, 501)
+    assert.match(
+      JSON.stringify(await lacking.json()),
+      /lacks browser_start_tracing, browser_stop_tracing/,
+    )
   })
 })
 

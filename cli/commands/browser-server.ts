@@ -26,11 +26,14 @@ function onPath(name: string, path: string | undefined): string | undefined {
  * the owner's to start and stop; the host never launches it (docs/browser.md).
  *
  *   popagent browser-server [--socket <path>] [--output-max-size <bytes>] [--caps a,b]
+ *     [--recordings]
  *
  * The socket defaults to POPAGENT_DATA_DIR/browser/mcp.sock (what the host looks for unless
  * POPAGENT_BROWSER_SOCKET says otherwise); screenshots and downloads go to
  * POPAGENT_DATA_DIR/browser-out. Chromium's own sandbox is turned off only when running as root,
- * where it cannot start at all ("Chromium sandboxing failed!").
+ * where it cannot start at all ("Chromium sandboxing failed!"). `--recordings` offers Playwright
+ * traces (its `devtools` capability) so the owner can record a browser session; the output
+ * directory is kept 0700 (what a page or a trace holds is the owner's).
  */
 export async function browserServer(env: Record<string, string | undefined>, args: string[]) {
   const { values } = parseArgs({
@@ -39,6 +42,7 @@ export async function browserServer(env: Record<string, string | undefined>, arg
       socket: { type: 'string' },
       'output-max-size': { type: 'string', default: String(256 * 1024 * 1024) },
       caps: { type: 'string' },
+      recordings: { type: 'boolean', default: false },
     },
   })
   const dataDir = resolve(env.POPAGENT_DATA_DIR ?? DEFAULT_DATA_DIR)
@@ -62,6 +66,7 @@ export async function browserServer(env: Record<string, string | undefined>, arg
     '--output-max-size',
     values['output-max-size'],
     ...(values.caps ? ['--caps', values.caps] : []),
+    ...(values.recordings ? ['--recordings'] : []),
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
   ]
   const child = spawn(process.execPath, argv, { stdio: 'inherit', env: { ...process.env } })

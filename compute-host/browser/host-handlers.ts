@@ -1,9 +1,19 @@
+import { Readable } from 'node:stream'
 import { featureSupport } from '../../runtime/browser/policy.ts'
 import { AppError } from '../../runtime/errors.ts'
 import type { HostHandlers } from '../host-routes.ts'
 import type { HostResources } from '../resources.ts'
 
-type BrowserHandlers = Pick<HostHandlers, 'browserHealth' | 'browserFeatures' | 'browserScreenshot'>
+type BrowserHandlers = Pick<
+  HostHandlers,
+  | 'browserHealth'
+  | 'browserFeatures'
+  | 'browserScreenshot'
+  | 'browserRecordingStart'
+  | 'browserRecordingStop'
+  | 'browserRecordingFile'
+  | 'browserRecordingDelete'
+>
 
 export const BrowserNotConfigured = AppError.define(
   'BROWSER_NOT_CONFIGURED',
@@ -26,6 +36,11 @@ export function browserHandlers($: HostResources): BrowserHandlers {
   const browser = () => {
     if (!$.browser) throw new BrowserNotConfigured()
     return $.browser
+  }
+  const recordings = () => {
+    const r = browser().recordings
+    if (!r) throw new BrowserNotConfigured(undefined, { message: 'this host keeps no recordings' })
+    return r
   }
   return {
     browserHealth: () => browser().server.health(),
@@ -50,5 +65,17 @@ export function browserHandlers($: HostResources): BrowserHandlers {
       }
       return { mimeType: image.mimeType, data: image.data }
     },
+    browserRecordingStart: ({ id }) => recordings().start(id),
+    browserRecordingStop: ({ id }) => recordings().stop(id),
+    browserRecordingFile: async ({ id }) => {
+      const { handle, size } = await recordings().file(id)
+      // The handle was opened without following links and checked a regular file of its size;
+      // the stream closes it when done.
+      const body = Readable.toWeb(handle.createReadStream()) as ReadableStream<Uint8Array>
+      return new Response(body, {
+        headers: { 'content-type': 'application/zip', 'content-length': String(size) },
+      })
+    },
+    browserRecordingDelete: ({ id }) => recordings().delete(id),
   }
 }

@@ -7,6 +7,8 @@ import { socketLinkOpener } from './mcp-link.ts'
 import { browserToolForRun, browserToolStatus } from './tool-binding.ts'
 import type { OpenLink } from './types.ts'
 import { closeAllBrowserSessions } from '../../runtime/browser/sessions.ts'
+import { failAbandonedBrowserRecordings } from '../../runtime/browser/recordings.ts'
+import { createBrowserRecordings } from './recordings.ts'
 import * as Secrets from '../../runtime/secrets/index.ts'
 import type { Vault } from '../secrets/vault.ts'
 import type { SecretSource } from './secret-fill.ts'
@@ -41,6 +43,8 @@ export function createBrowser(options: {
    * show any other secret the host knows.
    */
   redact?: (text: string) => string
+  /** Recordings: the server's output directory, where they go, and how long they are kept. */
+  recordings?: { serverOutputDir: string; dir: string; retentionDays: number }
 }) {
   const server = createBrowserServer({
     socketPath: options.socketPath,
@@ -50,9 +54,21 @@ export function createBrowser(options: {
   // A crash leaves rows open whose MCP sessions died with the process (the next call of their
   // chat would replace them anyway; the list should not show them open meanwhile).
   const closingLeftOpen = options.ownsEveryRow
-    ? closeAllBrowserSessions(options.db, 'popagent restarted').catch(() => 0)
+    ? Promise.all([
+        closeAllBrowserSessions(options.db, 'popagent restarted'),
+        failAbandonedBrowserRecordings(options.db),
+      ]).catch(() => 0)
     : Promise.resolve(0)
   const sessions = createBrowserSessions({ db: options.db, server, startup: closingLeftOpen })
+  const recordings =
+    options.recordings &&
+    createBrowserRecordings({
+      db: options.db,
+      sessions,
+      ...options.recordings,
+      log: options.log,
+    })
+  const sweep = recordings?.startSweep()
   const vault = options.vault?.available ? options.vault : undefined
   const secrets: SecretSource | undefined = vault && {
     byName: async (name) => (await Secrets.list(options.db)).find((s) => s.name === name),
@@ -74,6 +90,7 @@ export function createBrowser(options: {
   return {
     server,
     sessions,
+    recordings,
     tool: browserToolStatus(deps),
     toolForRun: browserToolForRun(deps),
     taskObserver,
@@ -81,6 +98,7 @@ export function createBrowser(options: {
     sessionEnded: (sessionId: string, reason: string) =>
       sessions.close({ chatSessionId: sessionId }, `the chat session was ${reason}`),
     async close() {
+      sweep?.stop()
       await closingLeftOpen
       await sessions.closeAll('the host stopped')
       await server.close()

@@ -64,7 +64,9 @@ export function socketLinkOpener(options: { socketPath: string }): OpenLink {
       get serverInfo() {
         return connection.state().serverInfo
       },
-      mcpSessionId: undefined,
+      get mcpSessionId() {
+        return connection.sessionId()
+      },
       async listOperations(listSignal) {
         const tools = await connection.listTools(listSignal ? { signal: listSignal } : {})
         return tools.map(toOperation)

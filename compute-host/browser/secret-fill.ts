@@ -62,13 +62,19 @@ export async function fillSecret(
   if (secret.origins.length === 0) {
     throw new BrowserError('BROWSER_SECRET_UNBOUND', `${secretName} is bound to no HTTPS origin`)
   }
-  const call = (operation: string, args: Record<string, unknown>, interactive: boolean) =>
+  const call = (
+    operation: string,
+    args: Record<string, unknown>,
+    interactive: boolean,
+    secretFill = false,
+  ) =>
     deps.sessions.call({
       owner: input.owner,
       ...(input.browserSessionId && { browserSessionId: input.browserSessionId }),
       operation,
       args,
       interactive,
+      ...(secretFill && { secretFill }),
       ...(input.signal && { signal: input.signal }),
     })
   const chainOf = async () => {
@@ -94,7 +100,8 @@ export async function fillSecret(
   const value = await deps.secrets.reveal(secret.id)
   let typed = false
   try {
-    const { result } = await call('browser_type', { target, text: value }, true)
+    // Marked as a fill: the session's recording stops first (a trace keeps the page's DOM).
+    const { result } = await call('browser_type', { target, text: value }, true, true)
     typed = !result.isError
   } catch (error) {
     // A refusal of ours carries no value; anything else may quote what was typed.

@@ -19,6 +19,20 @@ type Live = {
   /** The tail of this session's calls: each waits for the one before (calls are serialised). */
   tail: Promise<unknown>
   idle?: ReturnType<typeof setTimeout>
+  /** A vault secret was typed into this session's pages: it is never recorded from then on. */
+  secretFilled?: boolean
+}
+
+/**
+ * What the recordings (recordings.ts) need to hear from the sessions, each run in the session's
+ * queue: before a secret is typed (stop recording: a trace holds the page's DOM, typed values
+ * included) and before the session closes (stop and keep what was recorded); and when its MCP
+ * session is gone without a close (whatever the server recorded is gone with it).
+ */
+export type SessionRecordingHooks = {
+  beforeSecretFill(id: string, link: BrowserLink): Promise<void>
+  beforeClose(id: string, link: BrowserLink): Promise<void>
+  dropped(id: string): void
 }
 
 export type BrowserSessions = ReturnType<typeof createBrowserSessions>
@@ -43,6 +57,7 @@ export function createBrowserSessions(options: {
   const { db, server } = options
   const live = new Map<string, Live>()
   const opening = new Map<string, Promise<Live>>()
+  let hooks: SessionRecordingHooks | undefined
 
   const keyOf = (owner: BrowserSessionOwner) =>
     'chatSessionId' in owner ? `chat:${owner.chatSessionId}` : `task:${owner.taskId}`
@@ -57,6 +72,7 @@ export function createBrowserSessions(options: {
     if (live.get(key) !== session) return
     live.delete(key)
     if (session.idle) clearTimeout(session.idle)
+    hooks?.dropped(session.id)
     await closeBrowserSession(db, session.id, reason).catch(() => {})
     await session.link.close().catch(() => {})
   }
@@ -108,6 +124,8 @@ export function createBrowserSessions(options: {
       operation: string
       args: Record<string, unknown>
       interactive: boolean
+      /** This call types a vault secret: any recording stops first, and none starts after. */
+      secretFill?: boolean
       signal?: AbortSignal
     }): Promise<{ browserSessionId: string; result: BrowserCallResult }> {
       const session = await sessionFor(input.owner)
@@ -136,6 +154,10 @@ export function createBrowserSessions(options: {
           )
         }
         touch(key, session)
+        if (input.secretFill) {
+          session.secretFilled = true
+          await hooks?.beforeSecretFill(session.id, session.link)
+        }
         const result = await session.link.call(input.operation, input.args, input.signal)
         return { browserSessionId: session.id, result }
       })
@@ -150,6 +172,7 @@ export function createBrowserSessions(options: {
       if (!session) return false
       // After the calls already queued: an ending run's last call is not cut off mid-page.
       await session.tail
+      await hooks?.beforeClose(session.id, session.link).catch(() => {})
       await session.link.call('browser_close', {}, AbortSignal.timeout(5_000)).catch(() => {})
       await drop(key, session, reason)
       return true
@@ -158,6 +181,25 @@ export function createBrowserSessions(options: {
     async closeAll(reason: string) {
       await Promise.allSettled([...live].map(([key, session]) => drop(key, session, reason)))
       await closeAllBrowserSessions(db, reason)
+    },
+    setRecordingHooks(next: SessionRecordingHooks) {
+      hooks = next
+    },
+    /**
+     * Runs `fn` with a live session's MCP link, in the session's queue (after its calls, before
+     * the next); undefined when the session is not open on this host.
+     */
+    async onSession<T>(
+      id: string,
+      fn: (link: BrowserLink, state: { secretFilled: boolean }) => Promise<T>,
+    ): Promise<{ value: T } | undefined> {
+      const session = [...live.values()].find((s) => s.id === id)
+      if (!session) return undefined
+      const run = session.tail.then(() =>
+        fn(session.link, { secretFilled: session.secretFilled === true }),
+      )
+      session.tail = run.catch(() => {})
+      return { value: await run }
     },
     /** A screenshot of the session's page for the owner (the UI during a takeover). */
     async ownerScreenshot(

@@ -97,6 +97,12 @@ export class McpConnection {
     return this.#limits
   }
 
+  /** The server's `Mcp-Session-Id` of the live session (Streamable HTTP only), if it gave one. */
+  sessionId(): string | undefined {
+    const transport = this.#session?.client.transport as { sessionId?: unknown } | undefined
+    return typeof transport?.sessionId === 'string' ? transport.sessionId : undefined
+  }
+
   state(): McpConnectionState {
     const status: McpConnectionStatus = this.#closed
       ? 'closed'

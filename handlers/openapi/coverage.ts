@@ -34,7 +34,9 @@ export const BODYLESS: Record<string, string> = {
     'the owner takes the named browser session; nothing else to choose',
   'POST /api/browser/sessions/:id/handback': 'hands the named browser session back to the agent',
   'POST /api/browser/sessions/:id/recording':
-    "starts the named session's recording (501 while the server or popagent lacks it)",
+    "starts the named session's trace recording (501 naming what the server lacks)",
+  'POST /api/browser/sessions/:id/recording/stop':
+    "stops the named session's recording and stores its file; nothing else to choose",
 }
 
 /**

@@ -1,7 +1,8 @@
 import { Hono } from 'hono'
 import { BROWSER_FEATURES } from '../../runtime/browser/policy.ts'
+import { listBrowserRecordings } from '../../runtime/browser/recordings.ts'
 import { listBrowserSessions, setBrowserController } from '../../runtime/browser/sessions.ts'
-import { BrowserSessionParams } from '../../runtime/contracts/browser.ts'
+import { BrowserRecordingParams, BrowserSessionParams } from '../../runtime/contracts/browser.ts'
 import type { AppEnv } from '../env.ts'
 import { validate } from '../validate.ts'
 
@@ -25,28 +26,46 @@ export const browser = new Hono<AppEnv>()
     c.json(await c.var.host.browserScreenshot({ id: c.req.valid('param').id }), 200),
   )
   .get('/sessions/:id/screencast', validate('param', BrowserSessionParams), async (c) =>
-    notOffered(c, 'screencast', await c.var.host.browserFeatures()),
+    c.json(notOffered('screencast', await c.var.host.browserFeatures()), 501),
   )
-  .post('/sessions/:id/recording', validate('param', BrowserSessionParams), async (c) =>
-    notOffered(c, 'video', await c.var.host.browserFeatures()),
+  .get('/sessions/:id/recordings', validate('param', BrowserSessionParams), async (c) =>
+    c.json({ recordings: await listBrowserRecordings(c.var.db, c.req.valid('param').id) }, 200),
+  )
+  // Recordings are Playwright traces: offered when the server lists the tracing operations.
+  .post('/sessions/:id/recording', validate('param', BrowserSessionParams), async (c) => {
+    const offered = await c.var.host.browserFeatures()
+    if (offered.features?.tracing?.length !== 0) return c.json(notOffered('tracing', offered), 501)
+    return c.json(await c.var.host.browserRecordingStart({ id: c.req.valid('param').id }), 201)
+  })
+  .post('/sessions/:id/recording/stop', validate('param', BrowserSessionParams), async (c) =>
+    c.json(await c.var.host.browserRecordingStop({ id: c.req.valid('param').id }), 200),
+  )
+  .get('/recordings/:id/file', validate('param', BrowserRecordingParams), async (c) => {
+    const { id } = c.req.valid('param')
+    const file = await c.var.host.browserRecordingFile({ id }, { signal: c.req.raw.signal })
+    const headers = new Headers({
+      'content-type': 'application/zip',
+      'content-disposition': `attachment; filename="popagent-trace-${id}.zip"`,
+    })
+    const length = file.headers.get('content-length')
+    if (length) headers.set('content-length', length)
+    return new Response(file.body, { status: 200, headers })
+  })
+  .delete('/recordings/:id', validate('param', BrowserRecordingParams), async (c) =>
+    c.json(await c.var.host.browserRecordingDelete({ id: c.req.valid('param').id }), 200),
   )
 
 /**
- * 501 for a feature: what the server misses when it misses something, else that popagent has
- * not built it yet (recordings), so the UI greys it out either way and says why.
+ * 501 for a feature: what the server misses (or, not connected, every operation it needs), so
+ * the UI greys it out and says why.
  */
 function notOffered(
-  c: { json: (body: unknown, status: 501) => Response },
   feature: keyof typeof BROWSER_FEATURES,
   offered: { connected: boolean; features: Record<string, string[]> | null },
 ) {
   const missing = offered.features?.[feature] ?? [...BROWSER_FEATURES[feature]]
-  const message =
-    missing.length > 0
-      ? `the browser server lacks ${missing.join(', ')}`
-      : `${feature} through popagent is not built yet`
-  return c.json(
-    { error: { code: 'BROWSER_FEATURE_MISSING', message, data: { feature, missing } } },
-    501,
-  )
+  const message = offered.connected
+    ? `the browser server lacks ${missing.join(', ')}`
+    : `no browser server is connected; ${feature} needs ${missing.join(', ')}`
+  return { error: { code: 'BROWSER_FEATURE_MISSING', message, data: { feature, missing } } }
 }

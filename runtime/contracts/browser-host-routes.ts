@@ -2,6 +2,9 @@ import type { HostRoute } from './host-api.ts'
 import {
   BrowserFeatures,
   BrowserHealth,
+  BrowserRecording,
+  BrowserRecordingDeleted,
+  BrowserRecordingParams,
   BrowserScreenshot,
   BrowserSessionParams,
 } from './browser.ts'
@@ -35,5 +38,40 @@ export const browserHostRoutes = {
     output: BrowserScreenshot,
     timeoutMs: 30_000,
     does: "take the browser session's screenshot",
+  },
+  /** Starts a trace recording in a live browser session (the edge checks the server has it). */
+  browserRecordingStart: {
+    method: 'POST',
+    path: '/internal/browser/recording/start',
+    input: BrowserSessionParams,
+    output: BrowserRecording,
+    timeoutMs: 45_000,
+    does: 'start the recording',
+  },
+  /** Stops the session's recording and stores the file under the data directory. */
+  browserRecordingStop: {
+    method: 'POST',
+    path: '/internal/browser/recording/stop',
+    input: BrowserSessionParams,
+    output: BrowserRecording,
+    timeoutMs: 120_000,
+    does: 'stop the recording',
+  },
+  /** The recording's file, as it comes (a zip, up to 200 MiB). */
+  browserRecordingFile: {
+    method: 'POST',
+    path: '/internal/browser/recording/file',
+    input: BrowserRecordingParams,
+    stream: true,
+    does: "read the recording's file",
+  },
+  /** Deletes a stopped recording's file and row. */
+  browserRecordingDelete: {
+    method: 'POST',
+    path: '/internal/browser/recording/delete',
+    input: BrowserRecordingParams,
+    output: BrowserRecordingDeleted,
+    timeoutMs: 30_000,
+    does: 'delete the recording',
   },
 } as const satisfies Record<string, HostRoute>

@@ -46,3 +46,23 @@ export const BrowserSessionList = z.object({ sessions: z.array(BrowserSession) }
 
 export const BrowserScreenshot = z.object({ mimeType: z.string(), data: z.string() })
 export type BrowserScreenshot = z.infer<typeof BrowserScreenshot>
+
+export const BrowserRecordingId = idSchema('browserRecording')
+export const BrowserRecordingParams = z.strictObject({ id: BrowserRecordingId })
+
+/** A recording of a browser session: its state, size and digest; never any page content. */
+export const BrowserRecording = z.object({
+  id: z.string(),
+  browserSessionId: z.string(),
+  kind: z.enum(['trace']),
+  state: z.enum(['recording', 'ready', 'failed']),
+  bytes: z.number().nullable(),
+  sha256: z.string().nullable(),
+  startedAt: z.string(),
+  stoppedAt: z.string().nullable(),
+  stopReason: z.string().nullable(),
+  error: z.string().nullable(),
+})
+export type BrowserRecording = z.infer<typeof BrowserRecording>
+export const BrowserRecordingList = z.object({ recordings: z.array(BrowserRecording) })
+export const BrowserRecordingDeleted = z.object({ deleted: z.literal(true) })

@@ -15,8 +15,8 @@ export type BrowserMcpServer = {
   socketPath: string
   dir: string
   output: () => string
-  /** Starts the server again on the same socket (after `stop`). */
-  restart(): Promise<void>
+  /** Starts the server again on the same socket (after `stop`), recordings on or off. */
+  restart(changes?: { recordings?: boolean }): Promise<void>
   /** SIGTERM and wait for exit (the server closes its browsers and removes its socket). */
   stop(): Promise<void>
   /** `stop`, then remove the directory. */
@@ -29,13 +29,17 @@ export async function startBrowserMcpServer(
     /** Its directory, when the caller made it. */ dir?: string
     /** Accept the test site's self-signed certificate. */
     ignoreHttpsErrors?: boolean
+    /** Offer trace recordings (`--recordings`, as `popagent browser-server --recordings`). */
+    recordings?: boolean
   } = {},
 ): Promise<BrowserMcpServer> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'popagent-browser-mcp-')))
   const socketPath = join(dir, 'sock', 'mcp.sock')
   let child: ChildProcess | undefined
   let output = ''
-  async function start() {
+  let recordings = options.recordings === true
+  async function start(changes: { recordings?: boolean } = {}) {
+    recordings = changes.recordings ?? recordings
     const proc = spawn(
       process.execPath,
       [
@@ -48,6 +52,7 @@ export async function startBrowserMcpServer(
         join(dir, 'out'),
         ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
         ...(options.ignoreHttpsErrors ? ['--ignore-https-errors'] : []),
+        ...(recordings ? ['--recordings'] : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     )
