@@ -119,6 +119,13 @@ export async function openBrowserSession(
  * Records one call in one statement and answers who controls the session: an interactive call
  * is counted only when the agent controls it (the caller refuses it otherwise). Undefined when
  * the session is closed.
+ *
+ * The statement's own transaction commits without waiting for the WAL flush (`set_config(...,
+ * true)` is local to it): the record is bookkeeping (a count, the last call's time and name),
+ * and waiting for the disk was most of what a browser call added (about 1–3 ms of a shared
+ * machine's fsync, every call). The controller it answers is read in the same statement, so a
+ * takeover (`setBrowserController`, which does wait) is seen as before; a database crash can
+ * only lose the last calls' counts.
  */
 export async function recordBrowserCall(
   db: Db,
@@ -135,7 +142,13 @@ export async function recordBrowserCall(
       lastCallAt: new Date(),
       lastOperation: call.operation,
     })
-    .where(and(eq(browserSessions.id, id), isNull(browserSessions.closedAt)))
+    .where(
+      and(
+        eq(browserSessions.id, id),
+        isNull(browserSessions.closedAt),
+        sql`set_config('synchronous_commit', 'off', true) = 'off'`,
+      ),
+    )
     .returning({ controller: browserSessions.controller })
   return row?.controller
 }
