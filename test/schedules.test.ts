@@ -140,9 +140,10 @@ describe('cron scheduler', () => {
       await addSchedule(start, '*/15 * * * *', { name: 'twin', maxAttempts: 2 }),
       await addSchedule(start, '*/15 * * * *', { name: 'twin', maxAttempts: 5, model: 'a/b' }),
       await addSchedule(start, '0 * * * *', { workspaceId: otherWorkspace }),
-      // Not self-update: its one-active rule skips occurrences (self-update-one-active.test.ts).
-      await addSchedule(start, '30 9 * * *', { source: 'build-maintenance', maxAttempts: 1 }),
-      await addSchedule(start, '0 9 * * 1-5', { source: 'build-maintenance' }),
+      // User schedules only: self-update and build-maintenance share one autonomous lease that
+      // skips an occurrence while the other's task is active (self-update-one-active.test.ts).
+      await addSchedule(start, '30 9 * * *', { maxAttempts: 1 }),
+      await addSchedule(start, '0 9 * * 1-5', { name: 'weekdays' }),
     ]
     const pair = schedulers(clock.now)
     // Steps of 4 to 15 minutes (never longer than the shortest period, so nothing is overdue
