@@ -134,6 +134,8 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
     ...withFeedbackSignal($, observabilityHandlers($)),
     ...browserHandlers($),
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),
+    mcpAgentTools: async ({ agentId }) =>
+      (await $.mcpServers?.agentTools(agentId, AbortSignal.timeout(15_000))) ?? { servers: [] },
     buildStatus: async () =>
       $.build ? buildStatus($.build) : { enabled: false as const, reason: 'not started' },
     ...channelHandlers($),

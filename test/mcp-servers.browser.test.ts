@@ -1,8 +1,8 @@
 /**
  * The MCP servers section of the Agents page and the agent editor's choice of servers, in a real
  * browser against a real popagent and a loopback MCP server built with the SDK: a server added
- * from the form, then an agent given and taken its tools from the editor, read back through the
- * API.
+ * from the form, then an agent given its tools from the editor, one tool unticked there, and the
+ * server taken back, read back through the API.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -19,6 +19,11 @@ describe('MCP servers in the UI', { skip: browserMissing }, () => {
   let page: Page
   let url: string
   const api = () => typedClient(stack.edge()).api
+  // Waiting from before the click: a save that answers first is not missed.
+  const patched = () =>
+    page.waitForResponse(
+      (r) => r.url().includes('/api/mcp-servers/tests') && r.request().method() === 'PATCH',
+    )
 
   before(async () => {
     mcp = await startMcpHttpServer()
@@ -54,13 +59,25 @@ describe('MCP servers in the UI', { skip: browserMissing }, () => {
     await page.goto(`${url}/#/agents/reviewer`)
     const choice = page.getByRole('region', { name: 'MCP servers of this agent' })
     const box = choice.getByRole('checkbox', { name: /Test tools/ })
-    await box.check()
-    await page.waitForResponse((r) => r.url().includes('/api/mcp-servers/tests'))
+    await Promise.all([patched(), box.check()])
     const given = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
     assert.deepEqual([...given.agentIds].sort(), ['researcher', 'reviewer'])
-    await box.uncheck()
-    await page.waitForResponse((r) => r.url().includes('/api/mcp-servers/tests'))
+    // Its tools, each with a box and whether it runs here; one unticked is a choice saved.
+    const picture = choice.getByRole('checkbox', { name: /tests__picture/ })
+    await choice.getByText('tests__echo').waitFor()
+    assert.equal(await picture.isChecked(), true)
+    await Promise.all([patched(), picture.uncheck()])
+    await choice.getByText('not chosen for this agent').waitFor()
+    const chosen = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
+    const reviewerTools = chosen.agentTools['reviewer'] ?? []
+    assert.ok(
+      reviewerTools.includes('echo') && !reviewerTools.includes('picture'),
+      `${reviewerTools}`,
+    )
+    await screenshotBoth(page, 'agent-mcp-tools')
+    await Promise.all([patched(), box.uncheck()])
     const taken = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
     assert.deepEqual(taken.agentIds, ['researcher'])
+    assert.deepEqual(taken.agentTools, {})
   })
 })

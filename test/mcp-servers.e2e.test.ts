@@ -228,6 +228,72 @@ describe("the owner's MCP servers in real turns", () => {
     )
   })
 
+  test("the owner chooses some of a server's tools per agent: the others are not offered, and the editor says why", async () => {
+    const agentTools = async (id: string) =>
+      okJson(await api.agents[':id']['mcp-tools'].$get({ param: { id } }), 200)
+    const tests = (list: Awaited<ReturnType<typeof agentTools>>) =>
+      list.servers.find((s) => s.id === 'tests')!
+    const all = tests(await agentTools(SUPERVISOR))
+    assert.equal(all.given, true)
+    assert.equal(all.chosen, null)
+    assert.equal(all.reason, null)
+    const echo = all.tools.find((t) => t.name === 'echo')!
+    assert.deepEqual(
+      { toolName: echo.toolName, chosen: echo.chosen, available: echo.available },
+      { toolName: 'tests__echo', chosen: true, available: true },
+    )
+    assert.ok(
+      all.tools.every((t) => t.available),
+      JSON.stringify(all.tools),
+    )
+    // An agent the server is not given: every tool listed, none available, the reason given.
+    const other = tests(await agentTools('reviewer'))
+    assert.equal(other.given, false)
+    assert.ok(other.tools.length > 0)
+    assert.ok(other.tools.every((t) => !t.available && /not given the server/.test(t.reason!)))
+    await errorJson(await api.agents[':id']['mcp-tools'].$get({ param: { id: 'nobody' } }), 404)
+
+    const servers = api['mcp-servers'][':id']
+    const choose = (agentTools: Record<string, string[]>) =>
+      servers.$patch({ param: { id: 'tests' }, json: { agentTools } })
+    const refused = await errorJson(await choose({ reviewer: ['echo'] }), 422)
+    assert.match(JSON.stringify(refused), /not given this server/)
+    const saved = await okJson(await choose({ [SUPERVISOR]: ['echo', 'fails'] }), 200)
+    assert.deepEqual(saved.agentTools, { [SUPERVISOR]: ['echo', 'fails'] })
+
+    const { offered } = await turn([{ name: 'tests__echo', arguments: { text: 'chosen' } }])
+    assert.ok(offered.includes('tests__echo'), `${offered}`)
+    assert.ok(offered.includes('tests__fails'), `${offered}`)
+    assert.ok(!offered.includes('tests__picture'), `${offered}`)
+    const some = tests(await agentTools(SUPERVISOR))
+    assert.deepEqual(some.chosen, ['echo', 'fails'])
+    const picture = some.tools.find((t) => t.name === 'picture')!
+    assert.deepEqual(
+      { chosen: picture.chosen, available: picture.available, reason: picture.reason },
+      { chosen: false, available: false, reason: 'not chosen for this agent' },
+    )
+
+    // Taking the agent off the server drops its choice; a disabled server says so.
+    const off = await okJson(
+      await servers.$patch({ param: { id: 'tests' }, json: { agentIds: [] } }),
+      200,
+    )
+    assert.deepEqual(off.agentTools, {})
+    await okJson(
+      await servers.$patch({
+        param: { id: 'tests' },
+        json: { agentIds: [SUPERVISOR], enabled: false },
+      }),
+      200,
+    )
+    const disabled = tests(await agentTools(SUPERVISOR))
+    assert.equal(disabled.reason, 'the server is disabled')
+    assert.deepEqual(disabled.tools, [])
+    await okJson(await servers.$patch({ param: { id: 'tests' }, json: { enabled: true } }), 200)
+    const back = await turn([])
+    assert.ok(back.offered.includes('tests__picture'), `${back.offered}`)
+  })
+
   test(
     'a PreToolUse hook denies an MCP call like any other',
     { skip: !sandbox.available && sandbox.reason },

@@ -30,6 +30,11 @@ export const agents = new Hono<AppEnv>()
     const { agents } = await c.var.host.agentTools()
     return c.json({ tools: agents[agent.id] ?? [] }, 200)
   })
+  // Each MCP server's tools as this agent gets them here: chosen, and why one cannot run.
+  .get('/:id/mcp-tools', validate('param', AgentParams), async (c) => {
+    const agent = await Agents.get(c.var.db, c.req.valid('param').id)
+    return c.json(await c.var.host.mcpAgentTools({ agentId: agent.id }), 200)
+  })
   .get('/:id/skills', validate('param', AgentParams), async (c) =>
     c.json({ skills: await Skills.list(c.var.db, c.req.valid('param').id) }, 200),
   )

@@ -1,5 +1,5 @@
 import type { HostRoute } from './host-api.ts'
-import { McpServerStates } from './mcp-servers.ts'
+import { McpAgentTools, McpAgentToolsBody, McpServerStates } from './mcp-servers.ts'
 
 /**
  * The host endpoint behind /api/mcp-servers/states: the connections are the host's, so the edge
@@ -12,5 +12,17 @@ export const mcpServerHostRoutes = {
     output: McpServerStates,
     timeoutMs: 10_000,
     does: "read the MCP servers' connection states",
+  },
+  /**
+   * Every server's tools as one agent would get them (the agent editor's list). Unlike the
+   * states this connects: the tools are only known by asking each enabled server.
+   */
+  mcpAgentTools: {
+    method: 'POST',
+    path: '/internal/mcp-servers/agent-tools',
+    input: McpAgentToolsBody,
+    output: McpAgentTools,
+    timeoutMs: 20_000,
+    does: "list the agent's MCP tools",
   },
 } as const satisfies Record<string, HostRoute>

@@ -27,12 +27,21 @@ export const McpCredential = z.strictObject({
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'an environment variable name')
 const AbsolutePath = z.string().min(2).max(1_000).regex(/^\//, 'an absolute path')
 
+/** A tool as the server names it (MCP's rule, SEP-986). */
+const McpToolName = z.string().regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'an MCP tool name')
+/**
+ * Per agent given the server, the tools it gets (the server's names); an agent not named gets
+ * them all. A name the server does not list (yet) is kept and simply matches nothing.
+ */
+const AgentToolChoice = z.record(AgentId, z.array(McpToolName).max(512))
+
 const common = {
   displayName: Line(100),
   enabled: z.boolean().default(true),
   callTimeoutMs: z.number().int().min(1_000).max(600_000).default(60_000),
   /** The agents given this server's tools. */
   agentIds: z.array(AgentId).max(100).default([]),
+  agentTools: AgentToolChoice.default({}),
 }
 
 export const CreateMcpServerInput = z.discriminatedUnion('transport', [
@@ -69,6 +78,8 @@ export const PatchMcpServerInput = z
     enabled: z.boolean(),
     callTimeoutMs: z.number().int().min(1_000).max(600_000),
     agentIds: z.array(AgentId).max(100),
+    /** Replaces the whole choice; entries of agents no longer given the server are dropped. */
+    agentTools: AgentToolChoice,
     url: z.string().min(1).max(2_000),
     allowLoopback: z.boolean(),
     credentials: z.array(McpCredential).max(8),
@@ -98,6 +109,7 @@ export const McpServer = z.object({
   allowNetwork: z.boolean(),
   callTimeoutMs: z.number(),
   agentIds: z.array(z.string()),
+  agentTools: z.record(z.string(), z.array(z.string())),
   updatedAt: z.string(),
 })
 export type McpServer = z.infer<typeof McpServer>
@@ -112,3 +124,34 @@ export const McpServerState = z.object({
 })
 export type McpServerState = z.infer<typeof McpServerState>
 export const McpServerStates = z.object({ servers: z.array(McpServerState) })
+
+/**
+ * One server's tools as one agent would get them on this host, for the agent editor: each tool
+ * the server lists now, whether a run of this agent would offer it, and why not. A server that is
+ * disabled or cannot be reached lists no tools and says why (`reason`).
+ */
+export const McpAgentTool = z.object({
+  /** The server's name for it (what `agentTools` holds). */
+  name: z.string(),
+  /** The name the model and hooks see: `<server>__<tool>`. */
+  toolName: z.string(),
+  description: z.string(),
+  chosen: z.boolean(),
+  available: z.boolean(),
+  reason: z.string().nullable(),
+})
+export const McpAgentToolServer = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  enabled: z.boolean(),
+  /** Whether the owner gave this agent the server. */
+  given: z.boolean(),
+  /** The agent's choice, or null: every tool. */
+  chosen: z.array(z.string()).nullable(),
+  /** Why no tool of this server can run here for anyone (disabled, unreachable), or null. */
+  reason: z.string().nullable(),
+  tools: z.array(McpAgentTool),
+})
+export const McpAgentTools = z.object({ servers: z.array(McpAgentToolServer) })
+export type McpAgentTools = z.infer<typeof McpAgentTools>
+export const McpAgentToolsBody = z.strictObject({ agentId: AgentId })

@@ -65,10 +65,13 @@ export async function patch(db: Db, id: string, input: PatchMcpServerInput): Pro
     const [current] = await tx.select().from(mcpServers).where(eq(mcpServers.id, id)).for('update')
     if (!current) throw new McpServerNotFound({ id })
     const merged = { ...current, ...input }
+    // A choice given now must name agents of the server; one left from an agent no longer
+    // given the server goes with it (the editor takes an agent off by its agentIds alone).
+    if (!input.agentTools) merged.agentTools = choicesOf(merged.agentTools, merged.agentIds)
     await assertValid(tx as unknown as Db, merged)
     const [row] = await tx
       .update(mcpServers)
-      .set({ ...input, updatedAt: new Date() })
+      .set({ ...input, agentTools: merged.agentTools, updatedAt: new Date() })
       .where(eq(mcpServers.id, id))
       .returning()
     return toMcpServer(row!)
@@ -113,6 +116,20 @@ async function assertValid(db: Db, server: McpServerRow): Promise<void> {
     const missing = agentIds.filter((a) => !found.some((f) => f.id === a))
     if (missing.length > 0) throw refuse(`no agent ${missing.join(', ')}`)
   }
+  for (const [agentId, tools] of Object.entries(server.agentTools)) {
+    if (!agentIds.includes(agentId)) {
+      throw refuse(`agentTools names ${agentId}, which is not given this server`)
+    }
+    if (new Set(tools).size !== tools.length) throw refuse(`a tool is named twice for ${agentId}`)
+  }
+}
+
+/** The choices of the agents still given the server. */
+function choicesOf(
+  choices: Record<string, string[]>,
+  agentIds: readonly string[],
+): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(choices).filter(([id]) => agentIds.includes(id)))
 }
 
 /** HTTPS anywhere the SSRF guard allows; plain HTTP only on a loopback host the owner allowed. */

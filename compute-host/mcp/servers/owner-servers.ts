@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Db } from '../../../db/index.ts'
-import type { McpServerState } from '../../../runtime/contracts/mcp-servers.ts'
+import type { McpAgentTools, McpServerState } from '../../../runtime/contracts/mcp-servers.ts'
 import * as McpServers from '../../../runtime/mcp-servers/index.ts'
 import type { McpServerRow } from '../../../runtime/mcp-servers/index.ts'
 import * as Secrets from '../../../runtime/secrets/index.ts'
@@ -17,7 +17,37 @@ import { isMcpClientError } from '../errors.ts'
 import { guardedFetch } from '../guarded-fetch.ts'
 import { mcpToolName } from '../../../runtime/mcp-servers/tool-names.ts'
 import { createMcpTool } from '../mcp-tool.ts'
+import type { McpToolDescriptor } from '../tool-list.ts'
 import type { McpEndpoint } from '../transports.ts'
+
+type NamedTool =
+  | { raw: string; name: string; description: string; descriptor: McpToolDescriptor }
+  | { raw: string; refused: string; description: string }
+
+/**
+ * A server's listed tools with the names the model would see, or why a tool cannot have one
+ * (over 64 characters, or two tools mapping to one name: the second is refused).
+ */
+function namedTools(row: McpServerRow, listed: readonly McpToolDescriptor[]): NamedTool[] {
+  const taken = new Set<string>()
+  return listed.map((descriptor) => {
+    const raw = descriptor.name
+    const description = descriptor.description
+    const name = mcpToolName(row.id, raw)
+    if (typeof name !== 'string') return { raw, refused: name.refused, description }
+    if (taken.has(name)) {
+      return { raw, refused: `two tools of ${row.id} map to the name ${name}`, description }
+    }
+    taken.add(name)
+    return { raw, name, description, descriptor }
+  })
+}
+
+/** Why a server's tools cannot be had now: its connection or list failed. */
+function unreachable(row: McpServerRow, error: unknown): string {
+  const reason = isMcpClientError(error) ? error.message : (error as Error).message
+  return `MCP server ${row.id}: ${reason}`
+}
 
 /** One run's MCP tools: per agent, and what could not be offered with the reason. */
 export type RunMcpTools = {
@@ -156,49 +186,111 @@ export function createOwnerMcpServers(deps: {
       const unavailable: RunMcpTools['unavailable'] = []
       await Promise.all(
         used.map(async (row) => {
-          const refuse = (tool: string, reason: string) => {
-            for (const agentId of row.agentIds) unavailable.push({ agentId, tool, reason })
-          }
           let listed
           let connection: McpConnection
           try {
             connection = await connectionOf(row)
             listed = await connection.listTools(signal ? { signal } : {})
           } catch (error) {
-            const reason = isMcpClientError(error) ? error.message : (error as Error).message
-            refuse(`${row.id}__*`, `MCP server ${row.id}: ${reason}`)
+            for (const agentId of row.agentIds) {
+              unavailable.push({ agentId, tool: `${row.id}__*`, reason: unreachable(row, error) })
+            }
             return
           }
+          const named = namedTools(row, listed)
           const made: Record<string, AnyTool> = {}
-          for (const descriptor of listed) {
-            const name = mcpToolName(row.id, descriptor.name)
-            if (typeof name !== 'string') {
-              refuse(`${row.id}__${descriptor.name}`, name.refused)
-              continue
-            }
-            if (made[name]) {
-              refuse(name, `two tools of ${row.id} map to the name ${name}`)
+          const refusals = new Map<string, string>()
+          for (const entry of named) {
+            if ('refused' in entry) {
+              refusals.set(entry.raw, entry.refused)
               continue
             }
             try {
-              made[name] = createMcpTool({
+              made[entry.raw] = createMcpTool({
                 serverId: row.id,
-                name,
-                descriptor,
+                name: entry.name,
+                descriptor: entry.descriptor,
                 connection,
                 timeoutMs: row.callTimeoutMs,
               })
             } catch (error) {
               // One tool Mastra cannot take (its schema) costs that tool, not the run.
-              refuse(name, `Mastra refused ${name}: ${(error as Error).message}`)
+              refusals.set(entry.raw, `Mastra refused ${entry.name}: ${(error as Error).message}`)
             }
           }
           for (const agentId of row.agentIds) {
-            tools.set(agentId, { ...tools.get(agentId), ...made })
+            // The owner's choice within the server: a tool not chosen is not offered, and is
+            // not the model's business either (no note about it).
+            const chosen = row.agentTools[agentId]
+            const wanted = (raw: string) => !chosen || chosen.includes(raw)
+            const own: Record<string, AnyTool> = {}
+            for (const entry of named) {
+              if (!wanted(entry.raw)) continue
+              const tool = made[entry.raw]
+              if (tool && 'name' in entry) own[entry.name] = tool
+              else {
+                const name = 'name' in entry ? entry.name : `${row.id}__${entry.raw}`
+                unavailable.push({ agentId, tool: name, reason: refusals.get(entry.raw)! })
+              }
+            }
+            tools.set(agentId, { ...tools.get(agentId), ...own })
           }
         }),
       )
       return { toolsOf: (agentId) => tools.get(agentId) ?? {}, unavailable }
+    },
+
+    /**
+     * Every server's tools as `agentId` would get them (the agent editor's list): each enabled
+     * server is asked for its tools (connecting if need be), so the answer is what a run of
+     * this agent would be offered now, and why each other tool would not be.
+     */
+    async agentTools(agentId: string, signal?: AbortSignal): Promise<McpAgentTools> {
+      const rows = await McpServers.listRows(deps.db)
+      if (rows.some((r) => r.enabled && r.credentials.length > 0))
+        secretVersions = await Secrets.versions(deps.db)
+      const servers = await Promise.all(
+        rows.map(async (row) => {
+          const given = row.agentIds.includes(agentId)
+          const chosen = given ? (row.agentTools[agentId] ?? null) : null
+          const server = {
+            id: row.id,
+            displayName: row.displayName,
+            enabled: row.enabled,
+            given,
+            chosen,
+          }
+          if (!row.enabled) return { ...server, reason: 'the server is disabled', tools: [] }
+          let listed
+          try {
+            const connection = await connectionOf(row)
+            listed = await connection.listTools(signal ? { signal } : {})
+          } catch (error) {
+            return { ...server, reason: unreachable(row, error), tools: [] }
+          }
+          const tools = namedTools(row, listed).map((entry) => {
+            const isChosen = given && (!chosen || chosen.includes(entry.raw))
+            const reason =
+              'refused' in entry
+                ? entry.refused
+                : !given
+                  ? 'this agent is not given the server'
+                  : !isChosen
+                    ? 'not chosen for this agent'
+                    : null
+            return {
+              name: entry.raw,
+              toolName: 'refused' in entry ? `${row.id}__${entry.raw}` : entry.name,
+              description: entry.description,
+              chosen: isChosen,
+              available: reason === null,
+              reason,
+            }
+          })
+          return { ...server, reason: null, tools }
+        }),
+      )
+      return { servers }
     },
 
     /** The servers this host has connections for, from memory (health reads this). */

@@ -6,7 +6,7 @@ import { createData } from '../queries/data.ts'
 import { getModels } from '../queries/models.ts'
 import { AgentEditor } from './agent-editor.tsx'
 import { Skills } from './skills.tsx'
-import { AgentMcpServers } from '../pages/mcp-servers.tsx'
+import { AgentMcpServers } from './agent-mcp-servers.tsx'
 
 /** One agent: its settings form and its skills. A save refreshes it here and in the list. */
 export function AgentDetail(props: { id: string; knownTools: string[] }) {

@@ -18,15 +18,15 @@ import { getAgents } from '../queries/agents.ts'
 import { getSecrets } from '../queries/secrets.ts'
 import './admin.css'
 
-const getServers = query(() => ok(api['mcp-servers'].$get()), 'mcp-servers')
-const getStates = query(() => ok(api['mcp-servers'].states.$get()), 'mcp-server-states')
+export const getServers = query(() => ok(api['mcp-servers'].$get()), 'mcp-servers')
+export const getStates = query(() => ok(api['mcp-servers'].states.$get()), 'mcp-server-states')
 const changed = () => revalidate([getServers.key, getStates.key])
 
 async function createServer(json: z.input<typeof CreateMcpServerInput>) {
   await ok(api['mcp-servers'].$post({ json }))
   await changed()
 }
-async function patchServer(id: string, json: PatchMcpServerInput) {
+export async function patchServer(id: string, json: PatchMcpServerInput) {
   await ok(api['mcp-servers'][':id'].$patch({ param: { id }, json }))
   await changed()
 }
@@ -294,52 +294,5 @@ function NewServer() {
       </div>
       <ErrorNote error={submission.error()} />
     </form>
-  )
-}
-
-/**
- * The agent editor's choice of MCP servers: each server with a switch for whether this agent
- * gets its tools (the server's `agentIds`, the owner's alone), and what the host says of it.
- */
-export function AgentMcpServers(props: { agentId: string }) {
-  const servers = createData(() => getServers())
-  const states = createData(() => getStates())
-  const action = createSubmission()
-  const stateText = (id: string) => {
-    const state = states.data()?.servers.find((s) => s.id === id)
-    if (!state) return ''
-    const tools = state.toolCount === null ? '' : `, ${state.toolCount} tools`
-    const error = state.lastError ? ` (${state.lastError.code}: ${state.lastError.message})` : ''
-    return `${state.status}${tools}${error}`
-  }
-  const toggle = (server: McpServer, on: boolean) => {
-    const others = server.agentIds.filter((a) => a !== props.agentId)
-    const agentIds = on ? [...others, props.agentId] : others
-    void action.run(() => patchServer(server.id, { agentIds }))
-  }
-  return (
-    <section class="card stack" aria-label="MCP servers of this agent">
-      <h2>MCP servers</h2>
-      <Show
-        when={(servers.data()?.servers.length ?? 0) > 0}
-        fallback={<p class="muted">No MCP servers yet: add one on the Agents page.</p>}
-      >
-        <For each={servers.data()?.servers}>
-          {(server) => (
-            <label>
-              <input
-                type="checkbox"
-                checked={server.agentIds.includes(props.agentId)}
-                disabled={action.busy()}
-                onChange={(e) => toggle(server, e.currentTarget.checked)}
-              />{' '}
-              {server.displayName} <span class="mono">{server.id}__*</span>{' '}
-              <span class="muted">{server.enabled ? stateText(server.id) : 'disabled'}</span>
-            </label>
-          )}
-        </For>
-      </Show>
-      <ErrorNote error={servers.error() ?? action.error()} />
-    </section>
   )
 }
