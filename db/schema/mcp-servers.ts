@@ -2,6 +2,9 @@ import { sql } from '../drizzle-orm.ts'
 import { boolean, check, integer, jsonb, pgTable, text } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 
+/** An environment variable of a stdio server whose value is a vault secret (named, never stored here). */
+export type McpSecretEnvRef = { name: string; secretId: string }
+
 /** A header an HTTP server's requests carry, its value a vault secret (named, never stored here). */
 export type McpCredentialRef = { header: string; secretId: string; scheme: 'bearer' | 'raw' }
 
@@ -24,6 +27,8 @@ export const mcpServers = pgTable(
     credentials: jsonb().$type<McpCredentialRef[]>().notNull(),
     argv: jsonb().$type<string[]>(),
     env: jsonb().$type<Record<string, string>>().notNull(),
+    /** A stdio server's variables whose values the host decrypts from the vault at start. */
+    secretEnv: jsonb().$type<McpSecretEnvRef[]>().notNull().default([]),
     readOnlyPaths: jsonb().$type<string[]>().notNull(),
     runOnHost: boolean().notNull(),
     allowNetwork: boolean().notNull(),
