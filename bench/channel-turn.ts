@@ -56,6 +56,11 @@ const ADDED_GOAL_MS = 50
 const RATE_GOAL = 30
 const TELEGRAM_PACE_MS = 1_000
 const WAIT_MS = 60_000
+/**
+ * Untimed pause after each sample on both sides: a channel turn's tail (the chunk marked sent,
+ * the event marked done, the outbox's next look) would otherwise run into the next sample.
+ */
+const SETTLE_MS = 30
 
 const ms = (n: number) => n.toFixed(1)
 
@@ -283,6 +288,7 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
             const m = await channelEvent()
             channel.push(m.firstMs)
             accepted.push(m.acceptedMs)
+            await sleep(SETTLE_MS)
           }
         },
         async () => {
@@ -290,6 +296,7 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
             const m = await chatTurn()
             chat.push(m.firstMs)
             chatEnd.push(m.endMs)
+            await sleep(SETTLE_MS)
           }
         },
       ]
