@@ -13,6 +13,7 @@ import {
   takeOver,
 } from '../queries/browser.ts'
 import { createData } from '../queries/data.ts'
+import { Recordings } from './browser-recordings.tsx'
 import './admin.css'
 
 type Part = { ok: boolean; reason?: string | undefined }
@@ -39,6 +40,14 @@ export default function Browser() {
     </li>
   )
   const h = () => health.data()
+  /** Why recording cannot start, or undefined when the server offers it. */
+  const recordingUnavailable = () => {
+    const f = features.data()
+    if (!f) return undefined
+    if (!f.connected || !f.features) return 'no browser server is connected'
+    const missing = f.features['tracing'] ?? []
+    return missing.length > 0 ? `the server lacks ${missing.join(', ')}` : undefined
+  }
   return (
     <section class="stack admin">
       <h1>Browser</h1>
@@ -85,7 +94,10 @@ export default function Browser() {
                 )}
               </For>
             </ul>
-            <p class="muted">Recordings are not built yet.</p>
+            <p class="muted">
+              Recordings are Playwright traces (<code>popagent browser-server --recordings</code>);
+              open one with <code>npx playwright show-trace</code>.
+            </p>
           </div>
         )}
       </Show>
@@ -109,7 +121,9 @@ export default function Browser() {
             </>
           }
         >
-          <For each={sessions.data()?.sessions}>{(s) => <SessionRow session={s} />}</For>
+          <For each={sessions.data()?.sessions}>
+            {(s) => <SessionRow session={s} recordingUnavailable={recordingUnavailable()} />}
+          </For>
         </ListTable>
       </Show>
     </section>
@@ -127,7 +141,7 @@ type SessionView = {
   closeReason: string | null
 }
 
-function SessionRow(props: { session: SessionView }) {
+function SessionRow(props: { session: SessionView; recordingUnavailable: string | undefined }) {
   const act = createSubmission()
   const [page, setPage] = createSignal<string>()
   const s = () => props.session
@@ -173,6 +187,11 @@ function SessionRow(props: { session: SessionView }) {
             )}
           </Show>
         </Show>
+        <Recordings
+          sessionId={s().id}
+          open={open()}
+          {...(props.recordingUnavailable && { unavailable: props.recordingUnavailable })}
+        />
         <ErrorNote error={act.error()} />
       </td>
     </tr>
