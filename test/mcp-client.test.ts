@@ -259,7 +259,8 @@ describe('MCP client over stdio', () => {
 
   test('lists, calls, keeps the image, and stops a slow call the server sees stopped', async () => {
     const connection = connect()
-    assert.equal((await connection.listTools()).length, 8)
+    // The test tools and the stdio server's own `env-hash`.
+    assert.equal((await connection.listTools()).length, 9)
     assert.deepEqual((await connection.callTool('picture', {})).content[0], {
       type: 'image',
       data: RED_DOT_PNG,

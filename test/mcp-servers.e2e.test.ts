@@ -4,7 +4,7 @@
  * (test/support/mcp-http-server.ts) serves the turn cases; a stdio server runs in the sandbox.
  */
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { checkSandbox } from '../compute-host/workspaces/sandbox-check.ts'
@@ -358,6 +358,64 @@ describe("the owner's MCP servers in real turns", () => {
       // keeps the host's namespace, so the server answers (405/400 for a bare GET is an answer).
       assert.match(text(open.results[0]!), /reached: HTTP/)
       await okJson(await api['mcp-servers'][':id'].$delete({ param: { id: 'boxed' } }), 200)
+    },
+  )
+
+  test(
+    "a stdio server's variable takes a vault secret: the server gets it, the API never shows it",
+    { skip: !sandbox.available && sandbox.reason },
+    async () => {
+      const value = `stdio-secret-${randomBytes(12).toString('hex')}`
+      const secret = await okJson(
+        await api.secrets.$post({ json: { name: 'STDIO_SERVICE_TOKEN', value } }),
+        201,
+      )
+      const node = process.execPath
+      const definition = {
+        id: 'envd',
+        transport: 'stdio' as const,
+        displayName: 'With a secret variable',
+        argv: [node, join(repoRoot, 'test', 'support', 'mcp-stdio-server.ts')],
+        readOnlyPaths: [dirname(node), repoRoot],
+        agentIds: [SUPERVISOR],
+      }
+      // Names that change how a loader, shell or runtime starts never take a vault value.
+      for (const name of ['LD_PRELOAD', 'NODE_OPTIONS', 'BASH_ENV', 'PATH', 'GLIBC_TUNABLES']) {
+        const res = await api['mcp-servers'].$post({
+          json: { ...definition, secretEnv: [{ name, secretId: secret.id }] },
+        })
+        assert.equal(res.status, 400, name)
+      }
+      await errorJson(
+        await api['mcp-servers'].$post({
+          json: {
+            ...definition,
+            env: { SERVICE_TOKEN: 'plain' },
+            secretEnv: [{ name: 'SERVICE_TOKEN', secretId: secret.id }],
+          },
+        }),
+        422,
+      )
+      const created = await okJson(
+        await api['mcp-servers'].$post({
+          json: { ...definition, secretEnv: [{ name: 'SERVICE_TOKEN', secretId: secret.id }] },
+        }),
+        201,
+      )
+      assert.deepEqual(created.secretEnv, [{ name: 'SERVICE_TOKEN', secretId: secret.id }])
+      const { results } = await turn([
+        { name: 'envd__env-hash', arguments: { name: 'SERVICE_TOKEN' } },
+      ])
+      const sha = createHash('sha256').update(value).digest('hex')
+      assert.match(text(results[0]!), new RegExp(`sha256:${sha}`))
+      const shown = [
+        created,
+        await okJson(await api['mcp-servers'].$get(), 200),
+        await okJson(await api['mcp-servers'][':id'].$get({ param: { id: 'envd' } }), 200),
+        await okJson(await api.agents[':id']['mcp-tools'].$get({ param: { id: SUPERVISOR } }), 200),
+      ]
+      for (const body of shown) assert.doesNotMatch(JSON.stringify(body), new RegExp(value))
+      await okJson(await api['mcp-servers'][':id'].$delete({ param: { id: 'envd' } }), 200)
     },
   )
 })

@@ -2,7 +2,7 @@ import { sql } from '../drizzle-orm.ts'
 import { boolean, check, integer, jsonb, pgTable, text } from '../drizzle-pg-core.ts'
 import { timestamps } from './_columns.ts'
 
-/** An environment variable of a stdio server whose value is a vault secret (named, never stored here). */
+/** A stdio server's environment variable whose value is a vault secret (named, not stored). */
 export type McpSecretEnvRef = { name: string; secretId: string }
 
 /** A header an HTTP server's requests carry, its value a vault secret (named, never stored here). */
@@ -12,8 +12,8 @@ export type McpCredentialRef = { header: string; secretId: string; scheme: 'bear
  * The owner's MCP servers (X8). A Streamable HTTP server by URL (HTTPS, or loopback when
  * `allow_loopback`), its credentials vault secrets named by id; or a stdio server by argv, run
  * in the sandbox unless `run_on_host` (the owner's explicit opt-in), with network only when
- * `allow_network`. `agent_ids` are the agents given its tools (`agent_tools` narrows an agent to some of them):
- * tool membership is the owner's.
+ * `allow_network`. `agent_ids` are the agents given its tools (`agent_tools` narrows an agent
+ * to some of them): tool membership is the owner's.
  */
 export const mcpServers = pgTable(
   'popagent_mcp_servers',

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SecretId } from '../ids.ts'
+import { SecretEnvName } from './secrets.ts'
 import { AgentId } from './agents.ts'
 import { Line } from './fields.ts'
 
@@ -23,6 +24,14 @@ export const McpCredential = z.strictObject({
   /** `bearer` sends `Bearer <value>`; `raw` sends the value as it is. */
   scheme: z.enum(['bearer', 'raw']),
 })
+
+/**
+ * A stdio server's variable whose value is a vault secret, decrypted on the host when the server
+ * starts. The name is never one that changes how a loader, shell or runtime starts (the list
+ * shared with hooks' environments, `SecretEnvName`): the value reaches the host-side programs
+ * that build the sandbox too.
+ */
+export const McpSecretEnv = z.strictObject({ name: SecretEnvName, secretId: SecretId })
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'an environment variable name')
 const AbsolutePath = z.string().min(2).max(1_000).regex(/^\//, 'an absolute path')
@@ -60,6 +69,8 @@ export const CreateMcpServerInput = z.discriminatedUnion('transport', [
     argv: z.array(z.string().min(1).max(4_000)).min(1).max(64),
     /** Plain (non-secret) environment; secrets do not belong here. */
     env: z.record(EnvName, z.string().max(4_000)).default({}),
+    /** Variables whose values come from the vault: named by secret id, never a value. */
+    secretEnv: z.array(McpSecretEnv).max(16).default([]),
     /** Directories the sandboxed server may read (its program, its packages). */
     readOnlyPaths: z.array(AbsolutePath).max(16).default([]),
     /** Explicit opt-in: run the program on the host, outside the sandbox. */
@@ -85,6 +96,7 @@ export const PatchMcpServerInput = z
     credentials: z.array(McpCredential).max(8),
     argv: z.array(z.string().min(1).max(4_000)).min(1).max(64),
     env: z.record(EnvName, z.string().max(4_000)),
+    secretEnv: z.array(McpSecretEnv).max(16),
     readOnlyPaths: z.array(AbsolutePath).max(16),
     runOnHost: z.boolean(),
     allowNetwork: z.boolean(),
@@ -104,6 +116,8 @@ export const McpServer = z.object({
   credentials: z.array(McpCredential),
   argv: z.array(z.string()).nullable(),
   env: z.record(z.string(), z.string()),
+  /** Which variable takes which secret; never a value. */
+  secretEnv: z.array(McpSecretEnv),
   readOnlyPaths: z.array(z.string()),
   runOnHost: z.boolean(),
   allowNetwork: z.boolean(),

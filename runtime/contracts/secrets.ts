@@ -53,14 +53,17 @@ const RESERVED_ENV = new RegExp(
     ')$',
 )
 
+/**
+ * An environment variable that may take a vault value (a command hook's, a stdio MCP server's):
+ * never one of the names above.
+ */
+export const SecretEnvName = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'upper-case letters, digits and _, at most 64')
+  .refine((n) => !RESERVED_ENV.test(n), 'a name the sandbox sets itself')
+
 /** A command hook's environment variable that gets the value. */
-export const HookEnvBinding = z.strictObject({
-  hookId: HookId,
-  envName: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'upper-case letters, digits and _, at most 64')
-    .refine((n) => !RESERVED_ENV.test(n), 'a name the sandbox sets itself'),
-})
+export const HookEnvBinding = z.strictObject({ hookId: HookId, envName: SecretEnvName })
 
 /**
  * The places the value may go: HTTPS origins, and command hooks' environments. Each list given

@@ -45,6 +45,7 @@ export async function create(db: Db, input: CreateMcpServerInput): Promise<McpSe
           ...input,
           argv: null,
           env: {},
+          secretEnv: [],
           readOnlyPaths: [],
           runOnHost: false,
           allowNetwork: false,
@@ -94,18 +95,23 @@ async function assertValid(db: Db, server: McpServerRow): Promise<void> {
     if (reason) throw refuse(reason)
     const headers = server.credentials.map((c) => c.header.toLowerCase())
     if (new Set(headers).size !== headers.length) throw refuse('a header is given twice')
-    const ids = [...new Set(server.credentials.map((c) => c.secretId))]
-    if (ids.length > 0) {
-      const found = await db
-        .select({ id: secrets.id })
-        .from(secrets)
-        .where(inArray(secrets.id, ids))
-      const missing = ids.filter((i) => !found.some((f) => f.id === i))
-      if (missing.length > 0) throw refuse(`no vault secret ${missing.join(', ')}`)
+  } else {
+    if (server.runOnHost && server.allowNetwork) {
+      throw refuse('allowNetwork is for the sandbox; a server run on the host is not sandboxed')
     }
-  } else if (server.runOnHost && server.allowNetwork) {
-    throw refuse('allowNetwork is for the sandbox; a server run on the host is not sandboxed')
+    const names = server.secretEnv.map((e) => e.name)
+    if (new Set(names).size !== names.length) throw refuse('a secret variable is named twice')
+    const plain = names.filter((n) => n in server.env)
+    if (plain.length > 0) throw refuse(`${plain.join(', ')} is both in env and in secretEnv`)
   }
+  if (server.transport === 'http' && server.secretEnv.length > 0) {
+    throw refuse('secretEnv is for a stdio server')
+  }
+  const missing = await missingSecrets(db, [
+    ...server.credentials.map((c) => c.secretId),
+    ...server.secretEnv.map((e) => e.secretId),
+  ])
+  if (missing.length > 0) throw refuse(`no vault secret ${missing.join(', ')}`)
   const agentIds = [...new Set(server.agentIds)]
   if (agentIds.length !== server.agentIds.length) throw refuse('an agent is named twice')
   if (agentIds.length > 0) {
@@ -122,6 +128,14 @@ async function assertValid(db: Db, server: McpServerRow): Promise<void> {
     }
     if (new Set(tools).size !== tools.length) throw refuse(`a tool is named twice for ${agentId}`)
   }
+}
+
+/** The vault secrets named (a credential's, a variable's) that do not exist. */
+async function missingSecrets(db: Db, named: readonly string[]): Promise<string[]> {
+  const ids = [...new Set(named)]
+  if (ids.length === 0) return []
+  const found = await db.select({ id: secrets.id }).from(secrets).where(inArray(secrets.id, ids))
+  return ids.filter((i) => !found.some((f) => f.id === i))
 }
 
 /** The choices of the agents still given the server. */

@@ -43,6 +43,11 @@ function namedTools(row: McpServerRow, listed: readonly McpToolDescriptor[]): Na
   })
 }
 
+/** The vault secrets a server's connection is made with (its credentials, its variables). */
+function secretIdsOf(row: McpServerRow): string[] {
+  return [...row.credentials.map((c) => c.secretId), ...row.secretEnv.map((e) => e.secretId)]
+}
+
 /** Why a server's tools cannot be had now: its connection or list failed. */
 function unreachable(row: McpServerRow, error: unknown): string {
   const reason = isMcpClientError(error) ? error.message : (error as Error).message
@@ -107,7 +112,13 @@ export function createOwnerMcpServers(deps: {
       }
     }
     const argv = row.argv!
-    if (row.runOnHost) return { transport: 'stdio', argv, env: { ...row.env } }
+    // The vault's values, decrypted here and given only to this process; never in the row,
+    // the API or a log line (the host's redactor holds every vault value).
+    const secretEnv: Record<string, string> = {}
+    for (const { name, secretId } of row.secretEnv) {
+      secretEnv[name] = await deps.vault.reveal(secretId)
+    }
+    if (row.runOnHost) return { transport: 'stdio', argv, env: { ...row.env, ...secretEnv } }
     if (!deps.sandbox.available) {
       throw new Error(
         `the sandbox is unavailable (${deps.sandbox.reason}), and ${row.id} runs in it`,
@@ -127,7 +138,7 @@ export function createOwnerMcpServers(deps: {
     return {
       transport: 'stdio',
       argv: [sandboxed.command, ...sandboxed.args],
-      env: { HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', ...row.env },
+      env: { HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', ...row.env, ...secretEnv },
     }
   }
 
@@ -137,10 +148,7 @@ export function createOwnerMcpServers(deps: {
    */
   async function connectionOf(row: McpServerRow): Promise<McpConnection> {
     const { createdAt: _c, updatedAt: _u, agentIds: _a, displayName: _d, ...definition } = row
-    const versions =
-      row.credentials.length > 0
-        ? row.credentials.map((c) => secretVersions.get(c.secretId) ?? 0)
-        : []
+    const versions = secretIdsOf(row).map((id) => secretVersions.get(id) ?? 0)
     const key = stableJson({ definition, versions })
     const current = live.get(row.id)
     if (current?.key === key) {
@@ -180,7 +188,7 @@ export function createOwnerMcpServers(deps: {
       const rows = await McpServers.listRows(deps.db)
       prune(rows)
       const used = rows.filter((r) => r.enabled && r.agentIds.length > 0)
-      if (used.some((r) => r.credentials.length > 0))
+      if (used.some((r) => secretIdsOf(r).length > 0))
         secretVersions = await Secrets.versions(deps.db)
       const tools = new Map<string, Record<string, AnyTool>>()
       const unavailable: RunMcpTools['unavailable'] = []
@@ -247,7 +255,7 @@ export function createOwnerMcpServers(deps: {
      */
     async agentTools(agentId: string, signal?: AbortSignal): Promise<McpAgentTools> {
       const rows = await McpServers.listRows(deps.db)
-      if (rows.some((r) => r.enabled && r.credentials.length > 0))
+      if (rows.some((r) => r.enabled && secretIdsOf(r).length > 0))
         secretVersions = await Secrets.versions(deps.db)
       const servers = await Promise.all(
         rows.map(async (row) => {
