@@ -1,29 +1,26 @@
-import { lstat, mkdir, open, readdir, rm } from 'node:fs/promises'
+import { lstat, mkdir, open, rm } from 'node:fs/promises'
 import { constants } from 'node:fs'
 import { join } from 'node:path'
 import type { Db } from '../../db/index.ts'
 import {
   activeBrowserRecording,
   deleteBrowserRecording,
-  existingBrowserRecordings,
   failAbandonedBrowserRecordings,
   finishBrowserRecording,
   getBrowserRecording,
-  pruneBrowserRecordings,
   startBrowserRecording,
   type BrowserRecordingView,
 } from '../../runtime/browser/recordings.ts'
 import { AppError } from '../../runtime/errors.ts'
 import type { Logger } from '../log.ts'
+import { sweepBrowserRecordings } from './recording-retention.ts'
 import type { BrowserSessions } from './sessions.ts'
 import { isTraceName, packTrace } from './trace-pack.ts'
 import type { BrowserCallResult, BrowserLink } from './types.ts'
 
 /** A packed trace larger than this is refused (and the recording marked failed). */
 export const MAX_RECORDING_BYTES = 200 * 1024 * 1024
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
-const FILE = /^(brr_[0-9A-HJKMNP-TV-Z]{26})\.zip$/
 const MCP_SESSION = /^[A-Za-z0-9-]{8,100}$/
 
 export const BrowserRecordingRefused = AppError.define(
@@ -151,22 +148,13 @@ export function createBrowserRecordings(options: {
       await stopIn(id, link, 'the browser session closed')
     },
     dropped: (id) => {
-      void failAbandonedBrowserRecordings(db, [id]).catch(() => {})
+      const why = 'the browser session ended without a stop (its server or host went away)'
+      void failAbandonedBrowserRecordings(db, [id], why).catch(() => {})
     },
   })
 
-  async function sweep() {
-    const before = new Date(Date.now() - options.retentionDays * DAY_MS)
-    const pruned = await pruneBrowserRecordings(db, before)
-    await Promise.all(pruned.map((id) => rm(fileOf(id), { force: true })))
-    // Files whose row is gone: their chat session or task was deleted (rows cascade).
-    const names = await readdir(options.dir).catch(() => [] as string[])
-    const ids = names.flatMap((n) => FILE.exec(n)?.[1] ?? [])
-    const kept = await existingBrowserRecordings(db, ids)
-    const orphans = ids.filter((id) => !kept.has(id))
-    await Promise.all(orphans.map((id) => rm(fileOf(id), { force: true })))
-    return pruned.length + orphans.length
-  }
+  const sweep = () =>
+    sweepBrowserRecordings({ db, dir: options.dir, retentionDays: options.retentionDays })
 
   return {
     /** Starts a trace in a live session: refused after a secret fill there, or while recording. */

@@ -129,10 +129,14 @@ export async function finishBrowserRecording(
  * Recordings an earlier run of the host left in progress (their server-side trace died with its
  * MCP session): failed, so a session can record again.
  */
-export async function failAbandonedBrowserRecordings(db: Db, ids?: string[]): Promise<number> {
+export async function failAbandonedBrowserRecordings(
+  db: Db,
+  ids?: string[],
+  error = 'the host stopped while recording',
+): Promise<number> {
   const rows = await db
     .update(browserRecordings)
-    .set({ state: 'failed', stoppedAt: new Date(), error: 'the host stopped while recording' })
+    .set({ state: 'failed', stoppedAt: new Date(), error })
     .where(
       and(
         eq(browserRecordings.state, 'recording'),
