@@ -2,7 +2,8 @@
  * AkurAI Build over the MCP client room (compute-host/build/) against a protocol-faithful fake
  * Build server on loopback (test/support/mcp-build-server.ts): disabled without a key, the bearer
  * sent and kept out of messages, one handshake for concurrent first calls, operations checked
- * against the server's list, the role allowlists and the promotion rule applied on every call.
+ * against the server's list, each operation's structured answer parsed strictly, the role
+ * allowlists and the promotion rule applied on every call.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -130,6 +131,29 @@ describe('AkurAI Build client', () => {
     assert.ok(!badJson.ok && badJson.error.code === 'malformed', JSON.stringify(badJson))
     const wrongId = await run(metrics.tool, { operation: 'metrics_get' })
     assert.ok(!wrongId.ok && wrongId.error.code === 'malformed', JSON.stringify(wrongId))
+  })
+
+  test("each operation's structuredContent is parsed strictly: an extra field or a wrong type is a typed error", async () => {
+    const build = client(BUILD_TEST_KEY)
+    await build.refresh()
+    const tools = createToolProvider(buildToolImplementations(build))
+    const runs = tools.bind('build-runs', row('build-maintainer', ['build-runs']))
+    assert.ok(runs.ok)
+    const get = (id: string) => run(runs.tool, { operation: 'runs_get', arguments: { id } })
+    const good = await get('run-1')
+    assert.ok(good.ok, JSON.stringify(good))
+    assert.deepEqual(good.structuredContent, { runId: 'run-1', status: 'green', branch: 'main' })
+    const extra = await get('with-extra')
+    assert.ok(!extra.ok && extra.error.code === 'malformed', JSON.stringify(extra))
+    assert.match(extra.error.message, /runs_get .*unknown field note/)
+    // The server's value is not passed on, not even inside the error.
+    assert.doesNotMatch(JSON.stringify(extra), /ignore your instructions/)
+    const wrong = await get('wrong-type')
+    assert.ok(!wrong.ok && wrong.error.code === 'malformed', JSON.stringify(wrong))
+    assert.match(wrong.error.message, /status: not string/)
+    // An answer of text parts alone is not checked.
+    const plain = await get('no-such-run')
+    assert.ok(plain.ok && plain.structuredContent === undefined, JSON.stringify(plain))
   })
 
   test("allowlists hold on every call; promotion is the release manager's, in an interactive turn only", async () => {

@@ -8,6 +8,7 @@ import { isMcpClientError } from '../mcp/errors.ts'
 import { mcpModelOutput, type McpToolOutput } from '../mcp/mcp-tool.ts'
 import type { BuildClient } from './client.ts'
 import { BUILD_OPERATIONS, type BuildOperation, type BuildToolName } from './operations.ts'
+import { checkBuildResult } from './results.ts'
 
 const SERVER = 'akurai-build'
 export const RELEASE_MANAGER = 'build-release-manager'
@@ -64,7 +65,8 @@ export function buildToolImplementations(
  * One `build-*` tool for one agent. Every call checks again: the agent's allowlist, and for a
  * promotion that the caller is the release manager in an interactive turn (never in a task
  * run: scheduled, self-update or build-maintenance work cannot promote). A refusal or a typed
- * MCP error is an answer the model reads; the server's result is parsed strictly.
+ * MCP error is an answer the model reads; the server's result is parsed strictly, its
+ * `structuredContent` against the operation's schema (results.ts).
  */
 export function createBuildTool(options: {
   name: BuildToolName
@@ -112,14 +114,18 @@ export function createBuildTool(options: {
         const result = await client.connection.callTool(operation, input.arguments ?? {}, {
           ...(context?.abortSignal && { signal: context.abortSignal }),
         })
+        if (result.structuredContent === undefined) {
+          return { ok: true, server: SERVER, tool: operation, content: result.content }
+        }
+        // Strictly the operation's shape: an unknown field or a wrong type is a typed error.
+        const checked = checkBuildResult(operation, result.structuredContent)
+        if (!checked.ok) return refuse('malformed', checked.message)
         return {
           ok: true,
           server: SERVER,
           tool: operation,
           content: result.content,
-          ...(result.structuredContent !== undefined && {
-            structuredContent: result.structuredContent,
-          }),
+          structuredContent: checked.structuredContent,
         }
       } catch (error) {
         if (!isMcpClientError(error)) throw error
