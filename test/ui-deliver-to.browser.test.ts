@@ -2,7 +2,8 @@
  * `deliverTo` in the UI (issue 38): the task form and the schedule form offer the owner's channel
  * conversations (every channel's bindings, none blocked) and "None"; what is picked is saved as
  * the task's or schedule's `deliverTo`. A real browser against a real popagent; the conversation
- * is bound by the owner's post route to a webhook channel whose receiver is on loopback.
+ * is bound by the owner's post route to a webhook channel whose receiver is on loopback. Also the
+ * channel form's opt-in to a private-network callback (a webhook only), saved in its settings.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -110,5 +111,33 @@ describe('deliverTo on the task and schedule forms', { skip: browserMissing }, (
     await page.getByText('Created “ops digest”.').waitFor()
     const { schedules } = await okJson(await api().schedules.$get())
     assert.equal(schedules.find((s) => s.name === 'ops digest')?.deliverTo, bindingId)
+  })
+
+  test('a webhook channel made with the private-network opt-in is saved with allowPrivateCallback', async () => {
+    const page = await browser.page()
+    page.setDefaultTimeout(20_000)
+    await page.goto(`${url}/#/channels`)
+    const form = page.getByRole('form', { name: 'New channel' })
+    await form.getByLabel('Name', { exact: true }).fill('LAN bridge')
+    await form.getByLabel('Allowed senders', { exact: false }).fill('alice')
+    await form.getByLabel('Callback URL (optional)').fill('http://192.168.1.20/hook')
+    await form.getByLabel('Allow a private-network callback', { exact: false }).check()
+    await form.getByLabel('Signing secret (inbound)').fill('whsec-lan-signing-secret-0123456789')
+    await form.getByLabel('Outbound secret').fill('whsec-lan-outbound-secret-0123456789')
+    await form.getByRole('button', { name: 'Create channel' }).click()
+    let made
+    for (let i = 0; i < 100 && !made; i++) {
+      const { channels } = await okJson(await api().channels.$get())
+      made = channels.find((c) => c.name === 'LAN bridge')
+      if (!made) await new Promise((r) => setTimeout(r, 100))
+    }
+    assert.ok(made, 'the channel was created')
+    assert.equal((made.settings as { allowPrivateCallback?: boolean }).allowPrivateCallback, true)
+    // Telegram has public API hosts: the opt-in is not offered there.
+    await form.getByLabel('Kind').selectOption('telegram')
+    assert.equal(
+      await form.getByLabel('Allow a private-network callback', { exact: false }).count(),
+      0,
+    )
   })
 })

@@ -14,6 +14,7 @@ const EMPTY = {
   url: '',
   mode: 'webhook' as 'webhook' | 'polling',
   allowLoopback: false,
+  allowPrivateCallback: false,
   secretA: '',
   secretB: '',
 }
@@ -43,7 +44,11 @@ export function CreateChannel() {
       return {
         kind: 'webhook',
         ...common,
-        settings: { ...(url && { callbackUrl: url }), allowLoopback: v.allowLoopback },
+        settings: {
+          ...(url && { callbackUrl: url }),
+          allowLoopback: v.allowLoopback,
+          ...(v.allowPrivateCallback && { allowPrivateCallback: true }),
+        },
         secrets: { signing: [v.secretA], outbound: v.secretB },
       }
     }
@@ -122,6 +127,16 @@ export function CreateChannel() {
           />{' '}
           Allow a loopback address
         </label>
+        <Show when={v.kind === 'webhook'}>
+          <label>
+            <input
+              type="checkbox"
+              checked={v.allowPrivateCallback}
+              onChange={(e) => form.set('allowPrivateCallback', e.currentTarget.checked)}
+            />{' '}
+            Allow a private-network callback (never link-local)
+          </label>
+        </Show>
       </div>
       <div class="row">
         <label>
