@@ -5,6 +5,7 @@
  * server taken back, read back through the API.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { browserMissing, launchBrowser, screenshotBoth, type Browser } from './support/browser.ts'
@@ -27,7 +28,10 @@ describe('MCP servers in the UI', { skip: browserMissing }, () => {
 
   before(async () => {
     mcp = await startMcpHttpServer()
-    stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+    stack = await startTestStack({
+      models: [{ id: 'remote/a' }],
+      hostEnv: { POPAGENT_SECRET_KEY: randomBytes(32).toString('base64') },
+    })
     url = await stack.listen()
     browser = await launchBrowser()
     page = await browser.page()
@@ -79,5 +83,30 @@ describe('MCP servers in the UI', { skip: browserMissing }, () => {
     const taken = await okJson(await api()['mcp-servers'][':id'].$get({ param: { id: 'tests' } }))
     assert.deepEqual(taken.agentIds, ['researcher'])
     assert.deepEqual(taken.agentTools, {})
+  })
+
+  test("a stdio server's variable takes a vault secret chosen by name in the form", async () => {
+    const secret = await okJson(
+      await api().secrets.$post({ json: { name: 'FORM_TOKEN', value: 'form-secret-value-1' } }),
+      201,
+    )
+    // A fresh load: the form's list of secrets is read when the page is.
+    await page.goto(`${url}/#/agents`)
+    await page.reload()
+    const form = page.getByRole('form', { name: 'New MCP server' })
+    await form.getByLabel('Id').fill('local')
+    await form.getByLabel('Name').fill('Local program')
+    await form.getByLabel('Transport').selectOption('stdio')
+    await form.getByLabel(/Command/).fill('node\nserver.js')
+    await form.getByLabel(/Variables from the vault/).fill('SERVICE_TOKEN=FORM_TOKEN')
+    await form.getByRole('button', { name: 'Add server' }).click()
+    await page.getByRole('table', { name: 'MCP servers' }).getByText('Local program').waitFor()
+    const saved = await okJson(
+      await api()['mcp-servers'][':id'].$get({ param: { id: 'local' } }),
+      200,
+    )
+    assert.deepEqual(saved.secretEnv, [{ name: 'SERVICE_TOKEN', secretId: secret.id }])
+    assert.doesNotMatch(JSON.stringify(saved), /form-secret-value-1/)
+    await okJson(await api()['mcp-servers'][':id'].$delete({ param: { id: 'local' } }), 200)
   })
 })

@@ -142,6 +142,7 @@ const EMPTY = {
   allowLoopback: false,
   bearerSecretId: '',
   argv: '',
+  secretEnv: '',
   readOnlyPaths: '',
   allowNetwork: false,
   runOnHost: false,
@@ -168,6 +169,14 @@ function NewServer() {
     const others = form.values.agentIds.filter((a) => a !== id)
     form.set('agentIds', on ? [...others, id] : others)
   }
+  // `NAME=secret name` per line: the variable gets that vault secret (its id is what is sent).
+  const secretEnvOf = (text: string) =>
+    lines(text).map((line) => {
+      const [name = '', secretName = ''] = line.split('=', 2).map((p) => p.trim())
+      const secret = secrets.data()?.secrets.find((s) => s.name === secretName)
+      if (!secret) throw new Error(`no vault secret named "${secretName}" (for ${name})`)
+      return { name, secretId: secret.id }
+    })
   const submit = (e: SubmitEvent) => {
     e.preventDefault()
     const v = form.values
@@ -188,6 +197,7 @@ function NewServer() {
               ...common,
               transport: 'stdio',
               argv: lines(v.argv),
+              secretEnv: secretEnvOf(v.secretEnv),
               readOnlyPaths: lines(v.readOnlyPaths),
               allowNetwork: v.allowNetwork,
               runOnHost: v.runOnHost,
@@ -196,7 +206,7 @@ function NewServer() {
       form.reset({ ...EMPTY })
     })
   }
-  const text = (key: 'id' | 'displayName' | 'url' | 'argv' | 'readOnlyPaths') => ({
+  const text = (key: 'id' | 'displayName' | 'url' | 'argv' | 'secretEnv' | 'readOnlyPaths') => ({
     value: form.values[key],
     onInput: (e: { currentTarget: { value: string } }) => form.set(key, e.currentTarget.value),
   })
@@ -232,6 +242,11 @@ function NewServer() {
             <label>
               Command, one argument per line
               <textarea rows={3} {...text('argv')} required />
+            </label>
+            <label>
+              Variables from the vault, one per line as NAME=secret name (the value is given to the
+              program when it starts and never shown)
+              <textarea rows={2} {...text('secretEnv')} />
             </label>
             <label>
               Directories it may read (the sandbox's read-only paths), one per line
