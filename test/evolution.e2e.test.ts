@@ -75,30 +75,33 @@ describe('agent evolution', () => {
       }),
       200,
     )
-    stack.gateway.respondWith((r) => {
-      if (isReflector(r)) {
-        const cited = [...JSON.stringify(messagesOf(r)).matchAll(/Signal (evs_[0-9A-Z]+)/g)]
-        return {
-          text: JSON.stringify({
-            catalogId: null,
-            factKey: null,
-            fact: null,
-            confidence: 0.9,
-            ...reflection,
-            evidenceSignalIds: cited.map((m) => m[1]),
-            rationale: 'scripted',
-          }),
-        }
-      }
-      // A task asked to loop calls tools until its budget stops it; anything else answers.
-      const user = JSON.stringify(messagesOf(r).filter((m) => m.role === 'user'))
-      if (user.includes('Map the repository') && (r.body?.tools ?? []).length > 0) {
-        return { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${Math.random()}` } }] }
-      }
-      return { text: 'done' }
-    })
+    stack.gateway.respondWith(scripted)
   })
   after(() => stack.stop())
+
+  /** The reflector answers `reflection` citing the signals it was shown; anything else answers. */
+  function scripted(r: RecordedRequest) {
+    if (isReflector(r)) {
+      const cited = [...JSON.stringify(messagesOf(r)).matchAll(/Signal (evs_[0-9A-Z]+)/g)]
+      return {
+        text: JSON.stringify({
+          catalogId: null,
+          factKey: null,
+          fact: null,
+          confidence: 0.9,
+          ...reflection,
+          evidenceSignalIds: cited.map((m) => m[1]),
+          rationale: 'scripted',
+        }),
+      }
+    }
+    // A task asked to loop calls tools until its budget stops it; anything else answers.
+    const user = JSON.stringify(messagesOf(r).filter((m) => m.role === 'user'))
+    if (user.includes('Map the repository') && (r.body?.tools ?? []).length > 0) {
+      return { toolCalls: [{ name: 'repo-brief', arguments: { query: `q${Math.random()}` } }] }
+    }
+    return { text: 'done' }
+  }
 
   async function runTask(prompt: string, budget?: { budgetToolCalls: number }) {
     const created = await okJson(
@@ -530,6 +533,21 @@ describe('agent evolution', () => {
     assert.equal((await db.select().from(learnedOverlays)).length, 0)
     const waiting = (await signals()).find((s) => s.evidence.includes('dry run case'))
     assert.equal(waiting?.status, 'pending', 'not claimed')
+  })
+
+  test('a dry run whose reflection answers outside its schema says so for that agent, with 200', async () => {
+    await planted('dry run garbled case', 2, 'unhelpful-answer')
+    stack.gateway.respondWith((r) => (isReflector(r) ? { text: 'ok' } : scripted(r)))
+    try {
+      const { proposals } = await okJson(await api().autonomy.evolution['dry-run'].$post(), 200)
+      const proposal = proposals.find((p) => p.agentId === 'orchistrator')
+      assert.equal(proposal?.decision, 'failed')
+      assert.match(proposal?.reason ?? '', /^reflection failed: /)
+    } finally {
+      stack.gateway.respondWith(scripted)
+    }
+    const waiting = (await signals()).find((s) => s.evidence.includes('dry run garbled case'))
+    assert.equal(waiting?.status, 'pending', 'left for a pass')
   })
 
   test('an agent gets at most five learned changes a day', async () => {

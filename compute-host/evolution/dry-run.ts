@@ -2,6 +2,7 @@ import { asc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { evolutionSignals } from '../../db/schema/index.ts'
 import type { EvolutionDryRun } from '../../runtime/contracts/evolution.ts'
+import { errorMessage } from '../../runtime/error-message.ts'
 import { ProposalRefused } from '../../runtime/evolution/errors.ts'
 import { lockPolicy } from '../../runtime/evolution/policy.ts'
 import { readTarget } from '../../runtime/evolution/targets.ts'
@@ -55,14 +56,16 @@ export async function dryRun(deps: {
     try {
       reflection = await deps.reflect(agentId, batch, undefined, budget)
     } catch (error) {
-      if (!(error instanceof ReflectionOverCap)) throw error
+      // Over the cap, the gateway away, or an answer outside the schema: said for this agent, as
+      // a pass would leave its signals waiting; the other agents' reflections still run.
+      const overCap = error instanceof ReflectionOverCap
       proposals.push({
         agentId,
         signalIds,
         strategy: 'no-action',
-        decision: 'no-action',
+        decision: overCap ? 'no-action' : 'failed',
         ...none,
-        reason: error.message,
+        reason: overCap ? error.message : `reflection failed: ${errorMessage(error)}`,
       })
       continue
     }

@@ -152,7 +152,7 @@ export const EvolutionDryRun = z.object({
       agentId: z.string(),
       signalIds: z.array(z.string()),
       strategy: z.string(),
-      decision: z.enum(['change', 'no-action', 'refused', 'ignored']),
+      decision: z.enum(['change', 'no-action', 'refused', 'ignored', 'failed']),
       targetKey: z.string().nullable(),
       before: z.record(z.string(), z.unknown()).nullable(),
       after: z.record(z.string(), z.unknown()).nullable(),
