@@ -20,6 +20,7 @@ import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient, type Client } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
 import { waitFor } from './support/until.ts'
+import { addTelegramChannel } from './support/telegram-channel.ts'
 
 const ROUTE = 'remote/a'
 const API_KEY = 'approvals-e2e-api-key-0123456789'
@@ -90,19 +91,14 @@ describe('approvals', () => {
       }),
       201,
     )
-    const tg = await okJson(
-      await api.channels.$post({
-        json: {
-          kind: 'telegram',
-          name: 'Phone',
-          model: ROUTE,
-          allowedSenders: [String(OWNER)],
-          settings: { apiBaseUrl: telegram.url, mode: 'webhook', allowLoopback: true },
-          secrets: { botToken: BOT_TOKEN, webhookSecret: TG_SECRET },
-        },
-      }),
-      201,
-    )
+    const tg = await addTelegramChannel(api, {
+      telegramUrl: telegram.url,
+      name: 'Phone',
+      model: ROUTE,
+      allowedSenders: [String(OWNER)],
+      botToken: BOT_TOKEN,
+      webhookSecret: TG_SECRET,
+    })
     telegramId = tg.id
     const sl = await okJson(
       await api.channels.$post({

@@ -13,6 +13,7 @@ import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient, type Client } from './support/typed-client.ts'
 import { waitFor } from './support/until.ts'
+import { addTelegramChannel } from './support/telegram-channel.ts'
 
 const SCALE = 0.1
 const WINDOW_MS = 60_000 * SCALE
@@ -38,18 +39,11 @@ describe('Telegram group pacing', () => {
     const url = await stack.listen({ apiKey: API_KEY })
     api = typedClient(url, { apiKey: API_KEY }).api
     telegram = await startFakeTelegram({ token: BOT_TOKEN })
-    const tg = await okJson(
-      await api.channels.$post({
-        json: {
-          kind: 'telegram',
-          name: 'Groups',
-          allowedSenders: ['42'],
-          settings: { apiBaseUrl: telegram.url, mode: 'polling', allowLoopback: true },
-          secrets: { botToken: BOT_TOKEN },
-        },
-      }),
-      201,
-    )
+    const tg = await addTelegramChannel(api, {
+      telegramUrl: telegram.url,
+      name: 'Groups',
+      botToken: BOT_TOKEN,
+    })
     channelId = tg.id
   })
   after(async () => {

@@ -16,6 +16,7 @@ import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient, type Client } from './support/typed-client.ts'
 import { waitFor } from './support/until.ts'
+import { addTelegramChannel } from './support/telegram-channel.ts'
 
 const ROUTE = 'remote/selected'
 const API_KEY = 'task-delivery-e2e-api-key-0123456789'
@@ -46,19 +47,13 @@ describe('task deliveries survive a host killed before the post', () => {
     api = typedClient(url, { apiKey: API_KEY }).api
     telegram = await startFakeTelegram({ token: BOT_TOKEN })
     stack.gateway.respondWith(() => ({ text: 'Echo delivered' }))
-    const tg = await okJson(
-      await api.channels.$post({
-        json: {
-          kind: 'telegram',
-          name: 'Phone',
-          model: ROUTE,
-          allowedSenders: ['42'],
-          settings: { apiBaseUrl: telegram.url, mode: 'webhook', allowLoopback: true },
-          secrets: { botToken: BOT_TOKEN, webhookSecret: TG_SECRET },
-        },
-      }),
-      201,
-    )
+    const tg = await addTelegramChannel(api, {
+      telegramUrl: telegram.url,
+      name: 'Phone',
+      model: ROUTE,
+      botToken: BOT_TOKEN,
+      webhookSecret: TG_SECRET,
+    })
     channelId = tg.id
     workspaceId = tg.workspaceId
     // A first message binds chat 42.

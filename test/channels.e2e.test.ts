@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import type { RecordedRequest } from './support/scripted-gateway.ts'
-import { messagesOf } from './support/chat.ts'
+import { lastUserText } from './support/chat.ts'
 import { slackSignature, startFakeSlack, type FakeSlack } from './support/fake-slack.ts'
 import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
@@ -20,6 +19,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from './support/webhook-receiver.ts'
+import { addTelegramChannel } from './support/telegram-channel.ts'
 
 const ROUTE = 'remote/selected'
 const API_KEY = 'channels-e2e-api-key-0123456789'
@@ -30,12 +30,6 @@ const BOT_TOKEN = '123456:telegram-bot-token-abcdefghijklmnop'
 const TG_SECRET = 'telegram-webhook-secret-token-0123'
 const SLACK_TOKEN = 'xoxb-slack-bot-token-0123456789'
 const SLACK_SIGNING = 'slack-signing-secret-0123456789ab'
-
-/** The text of the newest user message a gateway request carried. */
-function lastUserText(request: RecordedRequest): string {
-  const users = messagesOf(request).filter((m) => m.role === 'user')
-  return JSON.stringify(users.at(-1)?.content ?? '')
-}
 
 /** A 10,000-character answer with a fenced code block in its middle. */
 function longAnswer(): string {
@@ -89,19 +83,13 @@ describe('chat channels', () => {
       201,
     )
     webhookId = webhook.id
-    const tg = await okJson(
-      await api.channels.$post({
-        json: {
-          kind: 'telegram',
-          name: 'Phone',
-          model: ROUTE,
-          allowedSenders: ['42'],
-          settings: { apiBaseUrl: telegram.url, mode: 'webhook', allowLoopback: true },
-          secrets: { botToken: BOT_TOKEN, webhookSecret: TG_SECRET },
-        },
-      }),
-      201,
-    )
+    const tg = await addTelegramChannel(api, {
+      telegramUrl: telegram.url,
+      name: 'Phone',
+      model: ROUTE,
+      botToken: BOT_TOKEN,
+      webhookSecret: TG_SECRET,
+    })
     telegramId = tg.id
     const sl = await okJson(
       await api.channels.$post({
@@ -425,19 +413,12 @@ describe('chat channels', () => {
   })
 
   test('Telegram in polling mode: getUpdates brings the message, and the answer goes back', async () => {
-    const polled = await okJson(
-      await api.channels.$post({
-        json: {
-          kind: 'telegram',
-          name: 'Polled',
-          model: ROUTE,
-          allowedSenders: ['42'],
-          settings: { apiBaseUrl: telegram.url, mode: 'polling', allowLoopback: true },
-          secrets: { botToken: BOT_TOKEN },
-        },
-      }),
-      201,
-    )
+    const polled = await addTelegramChannel(api, {
+      telegramUrl: telegram.url,
+      name: 'Polled',
+      model: ROUTE,
+      botToken: BOT_TOKEN,
+    })
     telegram.queueUpdate(tgMessage(3000, 'SAY:polled', 55, 42))
     await waitFor(
       () =>

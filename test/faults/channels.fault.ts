@@ -36,13 +36,13 @@ import { createDatabaseOnServer } from '../support/database.ts'
 import { startScriptedGateway } from '../support/scripted-gateway.ts'
 import { startWebhookReceiver } from '../support/webhook-receiver.ts'
 import { startHostProcess, type HostProcess } from './support/process-faults/host-process.ts'
-import { messagesOf } from '../support/chat.ts'
+import { lastUserText } from '../support/chat.ts'
 import { startFakeTelegram, type TelegramCall } from '../support/fake-telegram.ts'
-import type { RecordedRequest } from '../support/scripted-gateway.ts'
 import { seededRandom } from '../support/seeded-random.ts'
 import { startTestStack } from '../support/stack.ts'
 import { okJson, typedClient } from '../support/typed-client.ts'
 import { waitFor } from '../support/until.ts'
+import { addTelegramChannel } from '../support/telegram-channel.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 
 const SEED = Number(process.env.POPAGENT_FAULT_SEED ?? Date.now() % 100_000)
@@ -66,12 +66,6 @@ const API_KEY = 'channels-fault-api-key-0123456789'
 const BOT_TOKEN = '654321:telegram-fault-token-abcdefghijklmn'
 const TG_SECRET = 'telegram-fault-secret-token-012345'
 
-/** The text of the newest user message a gateway request carried. */
-function lastUserText(request: RecordedRequest): string {
-  const users = messagesOf(request).filter((m) => m.role === 'user')
-  return JSON.stringify(users.at(-1)?.content ?? '')
-}
-
 test(
   `chat channels under redelivery storms and 429 bursts (${faultMode}: ${STORM} redeliveries, ${CHATS} chats, seed ${SEED})`,
   { timeout: sized(60_000, 300_000) },
@@ -90,19 +84,13 @@ test(
         const said = /SAY:(\w+)/.exec(lastUserText(request))?.[1]
         return { text: said ? `Echo ${said}` : 'ok' }
       })
-      const channel = await okJson(
-        await api.channels.$post({
-          json: {
-            kind: 'telegram',
-            name: 'Storms',
-            model: ROUTE,
-            allowedSenders: ['42'],
-            settings: { apiBaseUrl: telegram.url, mode: 'webhook', allowLoopback: true },
-            secrets: { botToken: BOT_TOKEN, webhookSecret: TG_SECRET },
-          },
-        }),
-        201,
-      )
+      const channel = await addTelegramChannel(api, {
+        telegramUrl: telegram.url,
+        name: 'Storms',
+        model: ROUTE,
+        botToken: BOT_TOKEN,
+        webhookSecret: TG_SECRET,
+      })
       const sendsTo = (chat: string): TelegramCall[] =>
         telegram.callsOf('sendMessage').filter((c) => c.params.chat_id === chat)
 

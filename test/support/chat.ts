@@ -29,6 +29,12 @@ export const toolResultsOf = (request: RecordedRequest) =>
 export const offeredTools = (request: RecordedRequest): string[] =>
   (request.body?.tools ?? []).map((t: { function?: { name?: string } }) => t.function?.name)
 
+/** The text of the newest user message a gateway request carried (JSON, as the model got it). */
+export function lastUserText(request: RecordedRequest): string {
+  const users = messagesOf(request).filter((m) => m.role === 'user')
+  return JSON.stringify(users.at(-1)?.content ?? '')
+}
+
 /** Which agent sent a gateway request: test agents' instructions carry a `ROLE:<id>` marker. */
 export function roleOf(request: RecordedRequest): string {
   const system = JSON.stringify(messagesOf(request).filter((m) => m.role === 'system'))
