@@ -21,6 +21,7 @@ import type {
 } from '../evolution-enums.ts'
 import { timestamps } from './_columns.ts'
 import { agents } from './agents.ts'
+import { channelBindings } from './channels.ts'
 
 /**
  * Evidence that an agent got something wrong (issue 39): a failed or remediated task, a loop or
@@ -93,6 +94,8 @@ export const evolutionDefaults = pgTable(
     id: boolean().primaryKey().default(true),
     /** Hold learned changes for review unless an agent says otherwise. */
     review: boolean().notNull().default(false),
+    /** The channel conversation held proposals are also asked on (approve or reject there). */
+    reviewBindingId: text().references(() => channelBindings.id, { onDelete: 'set null' }),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [check('popagent_evolution_defaults_singleton', sql`${t.id}`)],
