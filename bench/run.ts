@@ -7,6 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { cpus, loadavg, totalmem } from 'node:os'
+import { parseArgs } from 'node:util'
 import { benchAdmission } from './admission.ts'
 import { benchBrowserCall } from './browser-call.ts'
 import { benchApiStack } from './api-stack.ts'
@@ -49,9 +50,31 @@ const benches: Record<string, (mode: BenchMode) => Promise<BenchResult[]>> = {
   'browser-call': benchBrowserCall,
 }
 
-const quick = process.argv.includes('--quick')
-const onlyAt = process.argv.indexOf('--only')
-const only = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(benches)
+const usage = `usage: node bench/run.ts [--quick] [--only bench,bench] [--no-doc]
+  --quick    only prove the benches run (CI); figures are not the page's
+  --only     run the named benches: ${Object.keys(benches).join(', ')}
+  --no-doc   leave docs/benchmarks.md's current figures as they are`
+// Strict: an unknown flag (even --help) must not fall through to running every bench.
+let flags: { quick?: boolean; only?: string; 'no-doc'?: boolean; help?: boolean }
+try {
+  flags = parseArgs({
+    options: {
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      'no-doc': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values
+} catch (error) {
+  console.error(`${(error as Error).message}\n${usage}`)
+  process.exit(2)
+}
+if (flags.help) {
+  console.log(usage)
+  process.exit(0)
+}
+const quick = flags.quick === true
+const only = flags.only !== undefined ? flags.only.split(',') : Object.keys(benches)
 const unknown = only.filter((name) => !(name in benches))
 if (unknown.length) {
   console.error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`)
@@ -102,7 +125,7 @@ const sitting = {
 }
 await writeFile('bench-results.json', `${JSON.stringify(sitting, null, 2)}\n`)
 // Quick figures only prove the benches run; a full run's are the page's current figures.
-if (!quick && !process.argv.includes('--no-doc') && results.length > 0) {
+if (!quick && !flags['no-doc'] && results.length > 0) {
   await writeBenchFigures(sitting)
   console.log('docs/benchmarks.md: the current figures table is refreshed')
 }
