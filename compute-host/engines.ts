@@ -6,6 +6,7 @@ import { HostMastraLogger } from './agents/mastra-logger.ts'
 import { createToolProvider, type AnyTool } from './agents/tool-provider.ts'
 import { startDocIndexer } from './docs/indexer.ts'
 import { docSearchDeps } from './docs/search-deps.ts'
+import { askProposal } from './evolution/channel-review.ts'
 import { createEvolution } from './evolution/index.ts'
 import { createBrowser, defaultBrowserSocket } from './browser/index.ts'
 import { createOwnerMcpServers } from './mcp/servers/owner-servers.ts'
@@ -26,6 +27,7 @@ import { runLogObserver, taskLogObserver } from './runs/logging-observer.ts'
 import { createLiveTurns } from './runs/live-turns.ts'
 import { startChannels, type Channels } from './channels/start.ts'
 import { createApprovals } from './approvals/approvals.ts'
+import type { ApprovalRow } from '../runtime/approvals/index.ts'
 import { createObserverRegistry } from './runs/observer-registry.ts'
 import { runDeps } from './runs/run-deps.ts'
 import { createTaskAttempts } from './runs/task-attempt.ts'
@@ -187,6 +189,10 @@ export async function startEngines(
     })
     observers.addTaskObserver(taskStopHooks(hooks))
     observers.addTaskObserver(browser.taskObserver)
+    // Approvals are asked on channels too, whose service is built last: the late reference.
+    let channelsLate: Channels | undefined
+    const askOnChannel = async (approval: ApprovalRow) =>
+      channelsLate?.service.askApproval(approval)
     // Agent evolution: its signal observers join the registry; its worker starts below.
     const evolution = createEvolution({
       db,
@@ -199,14 +205,14 @@ export async function startEngines(
       prices: () => priceCache.current(),
       intervalMs: env.POPAGENT_EVOLUTION_INTERVAL_MS,
       leaseMs: env.POPAGENT_EVOLUTION_LEASE_MS,
+      // A held proposal is also asked on the owner's review conversation, if one is named.
+      onHeld: (proposalId) => askProposal({ db, redact, notify: askOnChannel }, proposalId),
     })
-    // Approvals are asked on channels too, whose service is built last: the late reference.
-    let channelsLate: Channels | undefined
     const approvals = createApprovals({
       db,
       log: log.child({ component: 'approvals' }),
       redact,
-      notify: async (approval) => channelsLate?.service.askApproval(approval),
+      notify: askOnChannel,
     })
     const partial = {
       approvals,

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Agents from '../runtime/agents/index.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
-import * as Proposals from '../runtime/evolution/proposals.ts'
+import { decideProposal } from './evolution/channel-review.ts'
 import { refuseUnknownModels, UNCHECKED_MODELS_WARNING } from '../runtime/models/known-models.ts'
 import { missingDirectoryAdvice, WorkspaceDirectoryMissing } from '../runtime/workspaces/index.ts'
 import { startChatTurn } from './runs/chat-turn.ts'
@@ -126,11 +126,14 @@ export function createEngineHandlers($: HostResources): EngineHandlers {
       reconcileSelfUpdate({ db: $.databases.application.db, workspaceRoot: $.workspaceRoot }),
     evolutionRun: () => $.evolution.worker.runNow(),
     evolutionDryRun: () => $.evolution.dryRun(),
-    evolutionApprove: async ({ id }) => {
-      // A secret stored through another host is in this host's redactor only after a sync.
-      await $.vault.sync()
-      return Proposals.approve($.databases.application.db, id, $.redact)
-    },
+    // The same path as an approve button on the proposal's channel question (channel-review.ts).
+    evolutionApprove: ({ id }) =>
+      decideProposal(
+        { db: $.databases.application.db, vault: $.vault, redact: $.redact },
+        id,
+        'approve',
+        'owner-web',
+      ),
     ...withFeedbackSignal($, observabilityHandlers($)),
     ...browserHandlers($),
     mcpServerStates: async () => ({ servers: (await $.mcpServers?.states()) ?? [] }),

@@ -3,6 +3,7 @@ import * as ApprovalStore from '../../runtime/approvals/index.ts'
 import type { ApprovalRow } from '../../runtime/approvals/index.ts'
 import * as Channels from '../../runtime/channels/index.ts'
 import { isId } from '../../runtime/ids.ts'
+import { answerProposalPress, type ProposalDecider } from './proposal-press.ts'
 import type { ChannelButton } from './types.ts'
 
 /**
@@ -17,10 +18,16 @@ import type { ChannelButton } from './types.ts'
  */
 const DATA = /^appr:([A-Za-z0-9_-]{1,80}):([ad])$/
 
-export const approvalButtons = (id: string): ChannelButton[] => [
-  { text: 'Allow', data: `appr:${id}:a` },
-  { text: 'Deny', data: `appr:${id}:d` },
-]
+export const approvalButtons = (id: string, kind?: ApprovalRow['kind']): ChannelButton[] =>
+  kind === 'evolution-proposal'
+    ? [
+        { text: 'Approve', data: `appr:${id}:a` },
+        { text: 'Reject', data: `appr:${id}:d` },
+      ]
+    : [
+        { text: 'Allow', data: `appr:${id}:a` },
+        { text: 'Deny', data: `appr:${id}:d` },
+      ]
 
 export function parseApprovalButton(
   data: string,
@@ -33,6 +40,14 @@ export function parseApprovalButton(
 /** The question as the channel shows it: what would run, with its (redacted) arguments. */
 export function questionText(row: ApprovalRow): string {
   const agent = typeof row.details.agentName === 'string' ? row.details.agentName : 'The agent'
+  if (row.kind === 'evolution-proposal') {
+    return [
+      `Evolution proposal for ${agent}: approve to apply this learned change, reject to discard it.`,
+      row.summary,
+      ...(row.reason ? [`Why: ${row.reason}`] : []),
+      'Unanswered, it stays in the review queue on the Autonomy page.',
+    ].join('\n\n')
+  }
   const minutes = Math.max(1, Math.round((row.expiresAt.getTime() - Date.now()) / 60_000))
   const what =
     row.kind === 'self-update-patch'
@@ -54,6 +69,8 @@ const STATUS_TEXT = { allowed: 'allowed', denied: 'denied', expired: 'expired (a
 export async function answerPress(
   db: Db,
   press: { channelId: string; conversation: string; thread: string; sender: string; data: string },
+  /** Decides evolution proposals (the web's path); without it their questions are refused. */
+  decideProposal?: ProposalDecider,
 ): Promise<PressOutcome> {
   const parsed = parseApprovalButton(press.data)
   if (!parsed) return { text: '', state: 'ignored', detail: 'not an approval button' }
@@ -69,12 +86,11 @@ export async function answerPress(
       detail: 'an approval button for a question not asked in this conversation',
     }
   }
-  const { row: now, changed } = await ApprovalStore.decide(
-    db,
-    row.id,
-    parsed.decision,
-    `channel:${press.channelId}:${press.sender}`,
-  )
+  const by = `channel:${press.channelId}:${press.sender}`
+  if (row.kind === 'evolution-proposal') {
+    return answerProposalPress(db, row, parsed.decision, by, decideProposal)
+  }
+  const { row: now, changed } = await ApprovalStore.decide(db, row.id, parsed.decision, by)
   const said = STATUS_TEXT[now.status as keyof typeof STATUS_TEXT] ?? now.status
   return changed
     ? { text: `Done: ${said}.`, state: 'done', detail: `approval ${row.id} ${now.status}` }

@@ -16,6 +16,7 @@ import type { LiveTurns } from '../runs/live-turns.ts'
 import type { RunDeps } from '../runs/prepare-run.ts'
 import type { ApprovalRow } from '../../runtime/approvals/index.ts'
 import { answerPress, approvalButtons, questionText } from './approval-buttons.ts'
+import type { ProposalDecider } from './proposal-press.ts'
 import { runChannelTurn, sessionOf } from './channel-turn.ts'
 import type { ChannelDirectory, OpenChannel } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
@@ -65,6 +66,8 @@ export function createChannelService(deps: {
   run: () => RunDeps
   redact: (text: string) => string
   log: Logger
+  /** Decides an evolution proposal a button answers (proposal-press.ts): the web's path. */
+  decideProposal?: ProposalDecider
 }) {
   const { db, directory, outbox, log } = deps
   /** Turns and commands under way, awaited when the host stops. */
@@ -221,7 +224,7 @@ export function createChannelService(deps: {
     })
     if (event.type === 'button') {
       // An approval button from the owner (approval-buttons.ts), honoured once.
-      const outcome = await answerPress(db, { channelId: row.id, ...event })
+      const outcome = await answerPress(db, { channelId: row.id, ...event }, deps.decideProposal)
       if (event.ackId) await ack(channel, event.ackId, outcome.text)
       await setEventState(db, recorded.id, outcome.state, outcome.detail, binding.id)
       return accepted
@@ -271,7 +274,8 @@ export function createChannelService(deps: {
       if (!binding || binding.blockedAt) return
       const channel = await directory.get(binding.channelId)
       if (!channel || !channel.row.enabled) return
-      await reply(channel, binding, questionText(approval), approvalButtons(approval.id))
+      const buttons = approvalButtons(approval.id, approval.kind)
+      await reply(channel, binding, questionText(approval), buttons)
     },
 
     /** Events a poll brought (already from the service itself: nothing to verify). */

@@ -1,4 +1,5 @@
 import type { HostResources } from '../resources.ts'
+import { decideProposal } from '../evolution/channel-review.ts'
 import type { Logger } from '../log.ts'
 import { runDeps } from '../runs/run-deps.ts'
 import { createChannelDirectory } from './directory.ts'
@@ -36,6 +37,9 @@ export function startChannels($: Omit<HostResources, 'channels'>, log: Logger) {
     run: () => runDeps($, log),
     redact: $.redact,
     log,
+    // An approve or reject button on an evolution proposal's question: the web's own path.
+    decideProposal: (id, decision, by) =>
+      decideProposal({ db, vault: $.vault, redact: $.redact }, id, decision, by),
   })
   const poller = createPoller({ db, directory, service, log: log.child({ component: 'poller' }) })
   // Task results go to the conversation the task names (the API, a schedule, or `/task`).

@@ -36,6 +36,8 @@ export function createEvolution(deps: {
   leaseMs?: number
   /** The price table; without it reflection is unpriced (counted by no cap). */
   prices?: () => Promise<RunPrices>
+  /** Told of each held proposal (the owner is asked on a channel: channel-review.ts). */
+  onHeld?: (proposalId: string) => Promise<unknown>
 }): Evolution {
   const signalDeps = { db: deps.db, log: deps.log, redact: deps.redact }
   deps.observers.addTaskObserver(taskSignals(signalDeps))
@@ -59,6 +61,7 @@ export function createEvolution(deps: {
       workerId: deps.workerId,
       ...(deps.intervalMs !== undefined && { intervalMs: deps.intervalMs }),
       ...(deps.leaseMs !== undefined && { leaseMs: deps.leaseMs }),
+      ...(deps.onHeld && { onHeld: deps.onHeld }),
     }),
     feedback: (body) => feedbackSignal(signalDeps, body),
     dryRun: () => dryRun({ db: deps.db, reflect, redact: deps.redact, budget: passBudget }),

@@ -31,6 +31,11 @@ export type EvolutionWorkerOptions = {
    * priced and reserved against it, and one that could pass the cap is not made.
    */
   passBudget?: () => Promise<RunBudget>
+  /**
+   * Told of each proposal a batch held (channel-review.ts asks the owner on a channel); a failure
+   * costs only that question, never the batch.
+   */
+  onHeld?: (proposalId: string) => Promise<unknown>
 }
 
 /**
@@ -75,6 +80,14 @@ export function createEvolutionWorker(options: EvolutionWorkerOptions) {
       if (applied.kind === 'revision') pass.revisions.push(applied.revisionId)
       if (applied.kind === 'held') pass.held.push(applied.proposalId)
       log.info('evolution batch', { agentId, signals: ids.length, ...applied })
+      if (applied.kind === 'held' && options.onHeld) {
+        const proposalId = applied.proposalId
+        await options
+          .onHeld(proposalId)
+          .catch((error: unknown) =>
+            log.warn('could not ask about a held proposal on its channel', { proposalId, error }),
+          )
+      }
     } catch (error) {
       pass.failed += batch.length
       log.warn('evolution batch failed; its signals wait and are tried again', {

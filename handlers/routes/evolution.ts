@@ -38,7 +38,7 @@ export const evolution = new Hono<AppEnv>()
   )
   .get('/policies', async (c) => c.json(await Policy.policies(c.var.db), 200))
   .patch('/policies', validate('json', EvolutionDefaultsPatch), async (c) =>
-    c.json(await Policy.setReviewDefault(c.var.db, c.req.valid('json').reviewByDefault), 200),
+    c.json(await Policy.setDefaults(c.var.db, c.req.valid('json')), 200),
   )
   .patch(
     '/policies/:agentId',
@@ -58,7 +58,7 @@ export const evolution = new Hono<AppEnv>()
     c.json(await c.var.host.evolutionApprove(c.req.valid('param')), 200),
   )
   .post('/proposals/:id/reject', validate('param', ProposalParams), async (c) =>
-    c.json(await Proposals.reject(c.var.db, c.req.valid('param').id), 200),
+    c.json(await Proposals.reject(c.var.db, c.req.valid('param').id, 'owner-web'), 200),
   )
   .post('/evolution/run', async (c) => c.json(await c.var.host.evolutionRun(), 200))
   .post('/evolution/dry-run', async (c) => c.json(await c.var.host.evolutionDryRun(), 200))

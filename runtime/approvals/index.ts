@@ -1,9 +1,9 @@
-import { and, desc, eq, gt, lte, sql } from '../../db/drizzle-orm.ts'
+import { and, desc, eq, gt, lte, ne, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { approvals } from '../../db/schema/index.ts'
 import type { Approval, ApprovalDecision, ApprovalStatus } from '../contracts/approvals.ts'
 import { createId } from '../ids.ts'
-import { ApprovalNotFound } from './errors.ts'
+import { AnsweredWithProposal, ApprovalNotFound } from './errors.ts'
 
 /**
  * Approvals (X6): questions a run asks the owner, one row each. The rules, all held by the
@@ -33,6 +33,7 @@ export function toView(row: ApprovalRow): Approval {
     sessionId: row.sessionId,
     taskId: row.taskId,
     runId: row.runId,
+    proposalId: row.proposalId,
     bindingId: row.bindingId,
     status: row.status,
     decidedBy: row.decidedBy,
@@ -52,6 +53,7 @@ export async function create(
     sessionId?: string | undefined
     taskId?: string | undefined
     runId?: string | undefined
+    proposalId?: string | undefined
     bindingId?: string | null | undefined
     timeoutMs: number
     details?: Record<string, unknown>
@@ -68,6 +70,7 @@ export async function create(
       sessionId: input.sessionId ?? null,
       taskId: input.taskId ?? null,
       runId: input.runId ?? null,
+      proposalId: input.proposalId ?? null,
       bindingId: input.bindingId ?? null,
       status: 'pending',
       expiresAt: sql`now() + ${Math.max(0, Math.round(input.timeoutMs))} * interval '1 millisecond'`,
@@ -104,6 +107,10 @@ async function expireOverdue(db: Db): Promise<void> {
  * Answers an approval once. `by` is who answered (`owner-web`, `channel:<id>:<sender>`); the
  * caller has already established that they are the owner. A second answer, or one after the
  * approval expired, changes nothing and returns the approval as it stands.
+ *
+ * An `evolution-proposal` approval is not answered here: its answer is the proposal's own
+ * approval or rejection (runtime/evolution/proposals.ts, which settles it), so that the policy,
+ * the gates and the secret check apply. A pending one is refused (`ANSWERED_WITH_PROPOSAL`).
  */
 export async function decide(
   db: Db,
@@ -124,12 +131,16 @@ export async function decide(
         eq(approvals.id, id),
         eq(approvals.status, 'pending'),
         gt(approvals.expiresAt, sql`now()`),
+        ne(approvals.kind, 'evolution-proposal'),
       ),
     )
     .returning()
   if (decided) return { row: decided, changed: true }
   const row = await rowOf(db, id)
   if (!row) throw new ApprovalNotFound({ id })
+  if (row.kind === 'evolution-proposal' && row.status === 'pending') {
+    throw new AnsweredWithProposal({ id, proposalId: row.proposalId })
+  }
   // Still pending but not decidable: its time is up. Record that, so every reader agrees.
   if (row.status === 'pending') return { row: (await expire(db, id)) ?? row, changed: false }
   return { row, changed: false }
@@ -177,4 +188,22 @@ export async function prune(db: Db): Promise<number> {
     )
     .returning({ id: approvals.id })
   return rows.length
+}
+
+/**
+ * Settles the pending question asked about an evolution proposal, once the proposal itself is
+ * decided (on the web or with the question's own button): `allowed` for approved, `denied` for
+ * rejected, by whoever decided the proposal. Inside the proposal's transaction, so the two
+ * always agree; a question already settled or expired is left as it is.
+ */
+export async function settleProposal(
+  tx: Pick<Db, 'update'>,
+  proposalId: string,
+  status: 'allowed' | 'denied',
+  by: string,
+): Promise<void> {
+  await tx
+    .update(approvals)
+    .set({ status, decidedBy: by, decidedAt: sql`now()`, updatedAt: new Date() })
+    .where(and(eq(approvals.proposalId, proposalId), eq(approvals.status, 'pending')))
 }

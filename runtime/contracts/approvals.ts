@@ -12,13 +12,15 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatus>
 
 export const Approval = z.object({
   id: z.string(),
-  kind: z.enum(['tool-call', 'self-update-patch']),
+  kind: z.enum(['tool-call', 'self-update-patch', 'evolution-proposal']),
   toolName: z.string().nullable(),
   summary: z.string(),
   reason: z.string().nullable(),
   sessionId: z.string().nullable(),
   taskId: z.string().nullable(),
   runId: z.string().nullable(),
+  /** The held evolution proposal an `evolution-proposal` approval asks about. */
+  proposalId: z.string().nullable(),
   bindingId: z.string().nullable(),
   status: ApprovalStatus,
   decidedBy: z.string().nullable(),

@@ -80,6 +80,11 @@ export const EvolutionPolicies = z.object({
   automaticFactRetention: z.boolean(),
   /** Learned changes wait in the review queue unless an agent says otherwise. */
   reviewByDefault: z.boolean(),
+  /**
+   * The channel conversation (binding) held proposals are also asked on, with approve and reject
+   * buttons for the owner; null: the Autonomy page and the API only.
+   */
+  reviewBindingId: z.string().nullable(),
   /** Each agent's own switch (off wins over the global one) and its review choice. */
   agents: z.array(
     z.object({
@@ -100,7 +105,15 @@ export const AgentPolicyPatch = z
     message: 'name enabled, review or both',
   })
 export type AgentPolicyPatch = z.infer<typeof AgentPolicyPatch>
-export const EvolutionDefaultsPatch = z.strictObject({ reviewByDefault: z.boolean() })
+export const EvolutionDefaultsPatch = z
+  .strictObject({
+    reviewByDefault: z.boolean().optional(),
+    reviewBindingId: idSchema('channelBinding').nullable().optional(),
+  })
+  .refine((p) => p.reviewByDefault !== undefined || p.reviewBindingId !== undefined, {
+    message: 'name reviewByDefault, reviewBindingId or both',
+  })
+export type EvolutionDefaultsPatch = z.infer<typeof EvolutionDefaultsPatch>
 
 /** A learned change held for the owner's review, with its evidence and what it would write. */
 export const EvolutionProposal = z.object({

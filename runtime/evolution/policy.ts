@@ -6,7 +6,12 @@ import {
   evolutionDefaults,
   evolutionPolicies,
 } from '../../db/schema/index.ts'
-import type { AgentPolicyPatch, EvolutionPolicies } from '../contracts/evolution.ts'
+import type {
+  AgentPolicyPatch,
+  EvolutionDefaultsPatch,
+  EvolutionPolicies,
+} from '../contracts/evolution.ts'
+import { assertDeliverable } from '../channels/index.ts'
 import { SettingsMissing } from '../settings/singleton.ts'
 import { listRows } from '../agents/index.ts'
 import { EvolutionAgentNotFound } from './errors.ts'
@@ -51,12 +56,21 @@ export async function lockPolicy(tx: Tx, agentId: string): Promise<AgentPolicy> 
   }
 }
 
+/** The conversation held proposals are asked on, if the owner named one. */
+export async function reviewBinding(db: Db): Promise<string | null> {
+  const [row] = await db
+    .select({ bindingId: evolutionDefaults.reviewBindingId })
+    .from(evolutionDefaults)
+  return row?.bindingId ?? null
+}
+
 export async function policies(db: Db): Promise<EvolutionPolicies> {
-  const [[global], own, rows, byDefault] = await Promise.all([
+  const [[global], own, rows, byDefault, bindingId] = await Promise.all([
     db.select().from(autonomySettings),
     db.select().from(evolutionPolicies),
     listRows(db),
     reviewDefault(db, false),
+    reviewBinding(db),
   ])
   if (!global) throw new SettingsMissing({ settings: 'autonomy' })
   const ownOf = new Map(own.map((p) => [p.agentId, p]))
@@ -65,6 +79,7 @@ export async function policies(db: Db): Promise<EvolutionPolicies> {
     skillCreationEnabled: global.skillCreationEnabled,
     automaticFactRetention: global.automaticFactRetention,
     reviewByDefault: byDefault,
+    reviewBindingId: bindingId,
     agents: rows.map((r) => {
       const p = ownOf.get(r.id)
       return {
@@ -100,11 +115,23 @@ export async function setAgentPolicy(
   return policies(db)
 }
 
-/** Whether learned changes wait for review by default (an agent's own choice wins). */
-export async function setReviewDefault(db: Db, review: boolean): Promise<EvolutionPolicies> {
+/**
+ * Evolution's global defaults: whether learned changes wait for review (an agent's own choice
+ * wins), and the channel conversation held proposals are also asked on (it must exist and not be
+ * blocked; null: none).
+ */
+export async function setDefaults(
+  db: Db,
+  patch: EvolutionDefaultsPatch,
+): Promise<EvolutionPolicies> {
+  await assertDeliverable(db, patch.reviewBindingId)
+  const set = {
+    ...(patch.reviewByDefault !== undefined && { review: patch.reviewByDefault }),
+    ...(patch.reviewBindingId !== undefined && { reviewBindingId: patch.reviewBindingId }),
+  }
   await db
     .insert(evolutionDefaults)
-    .values({ id: true, review })
-    .onConflictDoUpdate({ target: evolutionDefaults.id, set: { review, updatedAt: sql`now()` } })
+    .values({ id: true, ...set })
+    .onConflictDoUpdate({ target: evolutionDefaults.id, set: { ...set, updatedAt: sql`now()` } })
   return policies(db)
 }

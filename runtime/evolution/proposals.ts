@@ -2,6 +2,7 @@ import { desc, eq } from '../../db/drizzle-orm.ts'
 import type { ProposalStatus } from '../../db/evolution-enums.ts'
 import type { Db } from '../../db/index.ts'
 import { evolutionProposals } from '../../db/schema/index.ts'
+import { settleProposal } from '../approvals/index.ts'
 import type { EvolutionProposal } from '../contracts/evolution.ts'
 import { createId } from '../ids.ts'
 import { changesToday, DAILY_CHANGES } from './daily-limit.ts'
@@ -105,11 +106,16 @@ async function lockProposal(
  * secrets as they are now. A secret added since the proposal was held makes it
  * `PROPOSAL_CARRIES_SECRET`: nothing is applied, and the proposal is set aside (rejected) with
  * its stored text redacted, so the secret is neither written into a revision nor shown again.
+ *
+ * `by` is who decided (`owner-web`, or `channel:<id>:<sender>` for a button on the question asked
+ * on a channel): a decision settles that question in the same transaction, so a later press on
+ * it is told what was decided.
  */
 export async function approve(
   db: Db,
   id: string,
   redact: (text: string) => string,
+  by = 'owner-web',
 ): Promise<EvolutionProposal> {
   const secret = await db.transaction(async (tx) => {
     const { row } = await lockProposal(tx, id)
@@ -124,6 +130,7 @@ export async function approve(
         rationale: redact(row.rationale),
       })
       .where(eq(evolutionProposals.id, id))
+    await settleProposal(tx, id, 'denied', by)
     return true
   })
   if (secret) {
@@ -177,6 +184,7 @@ export async function approve(
       .set({ status: 'approved', revisionId, decidedAt: new Date() })
       .where(eq(evolutionProposals.id, id))
       .returning()
+    await settleProposal(tx, id, 'allowed', by)
     return approved!
   })
   return toProposal(row)
@@ -198,8 +206,11 @@ function redactedSnapshot(
   )
 }
 
-/** Discards a held proposal, once; nothing it would have written is written. */
-export async function reject(db: Db, id: string): Promise<EvolutionProposal> {
+/**
+ * Discards a held proposal, once; nothing it would have written is written. `by` as for approve
+ * (its channel question, if any, is settled denied).
+ */
+export async function reject(db: Db, id: string, by = 'owner-web'): Promise<EvolutionProposal> {
   const row = await db.transaction(async (tx) => {
     const { row } = await lockProposal(tx, id)
     if (row.status === 'rejected') return row
@@ -214,6 +225,7 @@ export async function reject(db: Db, id: string): Promise<EvolutionProposal> {
       .set({ status: 'rejected', decidedAt: new Date() })
       .where(eq(evolutionProposals.id, id))
       .returning()
+    await settleProposal(tx, id, 'denied', by)
     return rejected!
   })
   return toProposal(row)
