@@ -383,7 +383,7 @@ describe('approvals', () => {
       }),
       'application/json',
     )
-    assert.equal(sent.status, 202)
+    assert.equal(sent.status, 200)
     const question = await waitFor(
       () => slack.calls.find((c) => c.method === 'chat.postMessage' && c.params.blocks),
       15_000,
@@ -397,9 +397,14 @@ describe('approvals', () => {
     const status = async () =>
       (await okJson(await api.approvals[':id'].$get({ param: { id } }), 200)).status
 
-    assert.equal((await press('U0STRANGER', values[0])).status, 202)
+    // Slack's interactivity wants each press acknowledged with a 200 (an empty body).
+    const strangers = await press('U0STRANGER', values[0])
+    assert.equal(strangers.status, 200)
+    assert.equal(await strangers.text(), '')
     assert.equal(await status(), 'pending')
-    assert.equal((await press('U0OWNER', values[1])).status, 202)
+    const owners = await press('U0OWNER', values[1])
+    assert.equal(owners.status, 200)
+    assert.equal(await owners.text(), '')
     assert.equal(await status(), 'denied')
     const answer = await waitFor(
       () =>

@@ -18,7 +18,9 @@ const PASSED = /^(webhook-|x-telegram-bot-api-|x-slack-|content-type$)/
  *
  * The body is bounded (1 MiB, 413) as it is read; an unknown or disabled channel and a failed
  * proof are the same 401, so a prober learns nothing. Accepted: `202 { eventId, duplicate }`
- * (a redelivery is `duplicate: true` and runs nothing), or Slack's URL challenge answered.
+ * (a redelivery is `duplicate: true` and runs nothing) for the signed webhook and Telegram (which
+ * needs only a 2xx); an empty 200 for Slack, whose interactivity wants exactly that; or Slack's
+ * URL challenge answered.
  */
 export const channelInbound = (
   sameOriginWrites: MiddlewareHandler<AppEnv>,
@@ -45,7 +47,8 @@ export const channelInbound = (
       if (!body) return tooLarge()
       const unauthorized = () =>
         c.json(errorBody('UNAUTHORIZED', 'the event is not signed by this channel'), 401)
-      if (!(await Channels.acceptsEvents(c.var.db, id))) return unauthorized()
+      const kind = await Channels.acceptsEvents(c.var.db, id)
+      if (!kind) return unauthorized()
       const headers: Record<string, string> = {}
       c.req.raw.headers.forEach((value, name) => {
         if (PASSED.test(name)) headers[name] = value
@@ -53,6 +56,10 @@ export const channelInbound = (
       const answer = await c.var.host.channelInbound({ id, headers, body: toBase64(body) })
       if (!answer.verified) return unauthorized()
       if (answer.challenge !== undefined) return c.json({ challenge: answer.challenge }, 200)
+      // Slack asks for a 200 acknowledging an interaction payload (a button press), and a body
+      // there may be read as a response (a view's response_action): an empty 200 for each Slack
+      // event. Its Events API takes any 2xx, so messages are answered the same way.
+      if (kind === 'slack') return c.body(null, 200)
       return c.json({ eventId: answer.eventId, duplicate: answer.duplicate }, 202)
     },
   )

@@ -1,7 +1,7 @@
 import { and, desc, eq } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { channelBindings, channelEvents, channelOutbox, channels } from '../../db/schema/index.ts'
-import type { ChannelHealth, ChannelView } from '../contracts/channels.ts'
+import type { ChannelHealth, ChannelKind, ChannelView } from '../contracts/channels.ts'
 import { BindingBlocked, BindingNotFound, ChannelNotFound } from './errors.ts'
 
 /**
@@ -65,13 +65,16 @@ export async function get(db: Db, id: string): Promise<ChannelView> {
   return toView(row)
 }
 
-/** Whether an enabled channel has this id: the edge's first check of an inbound event. */
-export async function acceptsEvents(db: Db, id: string): Promise<boolean> {
+/**
+ * The kind of the enabled channel with this id, or undefined: the edge's first check of an
+ * inbound event (the kind decides how an accepted event is acknowledged).
+ */
+export async function acceptsEvents(db: Db, id: string): Promise<ChannelKind | undefined> {
   const [row] = await db
-    .select({ enabled: channels.enabled })
+    .select({ enabled: channels.enabled, kind: channels.kind })
     .from(channels)
     .where(eq(channels.id, id))
-  return row?.enabled === true
+  return row?.enabled === true ? row.kind : undefined
 }
 
 /** The newest events first: what came in, and what became of each. */
