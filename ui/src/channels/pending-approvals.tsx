@@ -15,6 +15,10 @@ const REFRESH_MS = 5_000
 
 export function PendingApprovals() {
   const approvals = createData(() => getPendingApprovals())
+  // An evolution proposal's question is answered in the Autonomy page's review queue (approving
+  // applies the change there; POST /api/approvals/:id refuses it), so it is not listed here.
+  const waiting = () =>
+    approvals.data()?.approvals.filter((a) => a.kind !== 'evolution-proposal') ?? []
   const timer = setInterval(() => void refreshApprovals(), REFRESH_MS)
   onCleanup(() => clearInterval(timer))
   return (
@@ -22,7 +26,7 @@ export function PendingApprovals() {
       <h2>Waiting for your answer</h2>
       <ErrorNote error={approvals.error()} />
       <Show
-        when={(approvals.data()?.approvals.length ?? 0) > 0}
+        when={waiting().length > 0}
         fallback={<Empty>No tool call is waiting for an answer.</Empty>}
       >
         <ListTable
@@ -37,7 +41,7 @@ export function PendingApprovals() {
             </>
           }
         >
-          <For each={approvals.data()?.approvals}>{(a) => <ApprovalRow approval={a} />}</For>
+          <For each={waiting()}>{(a) => <ApprovalRow approval={a} />}</For>
         </ListTable>
       </Show>
     </div>
