@@ -11,7 +11,11 @@ import { sql } from '../db/drizzle-orm.ts'
 import { rowsOf } from '../db/rows.ts'
 import { createLiveTurns } from '../compute-host/runs/live-turns.ts'
 import * as Sessions from '../runtime/sessions/index.ts'
-import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../runtime/sessions/live-turns.ts'
+import {
+  claimLiveTurn,
+  INTERRUPTED_BY_RESTART,
+  saveLiveTurn,
+} from '../runtime/sessions/live-turns.ts'
 import { userMessage } from './support/chat.ts'
 import { createEmbeddedDatabase } from './support/database.ts'
 import { quietLog } from './support/stack.ts'
@@ -44,6 +48,32 @@ describe('live-turn marks on the embedded database', () => {
         signal.addEventListener('abort', () => controller.close())
       },
     })
+
+  test('a mark is claimed only on an open session of the workspace given, and only once', async () => {
+    // The chat driver sends the claim beside its read of the session, so the claim itself must
+    // refuse a session the driver is about to refuse, leaving no mark behind.
+    const { id } = await Sessions.create(db(), {})
+    const { workspaceId } = (await Sessions.getSummary(db(), id))!
+    const claim = (over: { sessionId?: string; workspaceId?: string }) =>
+      claimLiveTurn(db(), {
+        sessionId: id,
+        workspaceId,
+        turnId: 'trn_claim',
+        host: 'this-host:1',
+        message: userMessage('hello'),
+        ...over,
+      })
+    assert.equal(await claim({ workspaceId: 'wsp_another' }), false)
+    assert.equal(await claim({ sessionId: 'ses_01JD0000000000000000000000' }), false)
+    const { id: archived } = await Sessions.create(db(), {})
+    await db().execute(sql`update popagent_sessions set archived_at = now() where id = ${archived}`)
+    assert.equal(await claim({ sessionId: archived }), false)
+    assert.deepEqual(await marks(), [])
+    assert.equal(await claim({}), true)
+    assert.equal(await claim({}), false)
+    assert.deepEqual(await marks(), [{ session_id: id, host: 'this-host:1' }])
+    await db().execute(sql`delete from popagent_live_turns`)
+  })
 
   test('every mark left at start is closed, whatever host it names, with the user’s message', async () => {
     const ids = [

@@ -9,7 +9,7 @@ import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/error
 import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/live-turns.ts'
 import type { ConfigSnapshot } from '../config-cache.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
-import type { LiveTurns, StopReason } from './live-turns.ts'
+import type { ClaimedTurn, LiveTurns, StopReason } from './live-turns.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
@@ -41,24 +41,46 @@ export async function startChatTurn(
 ): Promise<ReadableStream<Uint8Array>> {
   const { db } = deps
   const startedAt = Date.now()
-  // The turn's first reads go out together. One read of the configuration's version serves the
-  // whole turn: its hooks, settings and agents. The vault catches up with secrets another host
-  // stored since, which this turn must redact too.
-  const [session, config] = await Promise.all([
+  const turnId = createId('turn')
+  // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
+  // read the message, and before it is saved (the claim keeps it). The vault first catches up
+  // with secrets another host stored since, which this turn must redact too.
+  const redacted = Promise.resolve(deps.syncSecrets?.()).then(() =>
+    redactChunk(given.message, deps.redactor),
+  )
+  // The turn's first reads and its claim go out together: the claim checks the session in its
+  // own statement (open, of this workspace), so its wait for the disk overlaps the reads. One
+  // read of the configuration's version serves the whole turn: its hooks, settings and agents.
+  // Settled, not Promise.all: a claim made must be released when another read failed.
+  const [read, snapshot, claim] = await Promise.allSettled([
     Sessions.getSummary(db, given.sessionId),
     deps.config.snapshot(),
-    deps.syncSecrets?.(),
+    redacted.then((message) =>
+      live.claim({ sessionId: given.sessionId, workspaceId: given.workspaceId, turnId, message }),
+    ),
   ])
-  // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
-  // read the message, and before it is saved.
-  const request = { ...given, message: redactChunk(given.message, deps.redactor) }
-  if (!session) throw new Sessions.SessionNotFound({ id: request.sessionId })
-  if (session.archivedAt) throw new SessionArchived({ id: session.id })
-  if (session.workspaceId !== request.workspaceId) {
-    throw new WorkspaceMismatch({ sessionId: session.id, workspaceId: request.workspaceId })
+  let claimed: ClaimedTurn
+  let request: ChatRequest
+  let session: SessionSummary
+  let config: ConfigSnapshot
+  try {
+    if (read.status === 'rejected') throw read.reason
+    // The session's own refusals come before TURN_IN_PROGRESS, as when they were checked first.
+    if (!read.value) throw new Sessions.SessionNotFound({ id: given.sessionId })
+    session = read.value
+    if (session.archivedAt) throw new SessionArchived({ id: session.id })
+    if (session.workspaceId !== given.workspaceId) {
+      throw new WorkspaceMismatch({ sessionId: session.id, workspaceId: given.workspaceId })
+    }
+    if (claim.status === 'rejected') throw claim.reason
+    claimed = claim.value
+    if (snapshot.status === 'rejected') throw snapshot.reason
+    config = snapshot.value
+    request = { ...given, message: await redacted }
+  } catch (error) {
+    if (claim.status === 'fulfilled') await claim.value.release()
+    throw error
   }
-  const turnId = createId('turn')
-  const claimed = await live.claim({ sessionId: session.id, turnId, message: request.message })
   try {
     // Claimed first, then checked: a build-maintenance attempt starting now sees this turn.
     refuseBesideMaintenance(session.workspaceId)

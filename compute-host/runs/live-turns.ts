@@ -122,9 +122,16 @@ export function createLiveTurns(deps: {
 
     /**
      * Claims `sessionId` for a new turn: TURN_IN_PROGRESS (409) when one runs there already, on
-     * this host or another. `message` is the user's, kept with the mark until the turn is saved.
+     * this host or another, or when the session is not open (or not `workspaceId`'s, when
+     * given): the caller, which reads the session beside the claim, says which. `message` is the
+     * user's, kept with the mark until the turn is saved.
      */
-    async claim(turn: { sessionId: string; turnId: string; message: UiMessage }) {
+    async claim(turn: {
+      sessionId: string
+      turnId: string
+      message: UiMessage
+      workspaceId?: string
+    }) {
       if (closing) throw new HostStopping()
       if (turns.has(turn.sessionId) || !(await claimLiveTurn(db, { ...turn, host }))) {
         throw new TurnInProgress({ sessionId: turn.sessionId })

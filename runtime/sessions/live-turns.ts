@@ -1,6 +1,7 @@
 import { and, eq, inArray, notInArray, or, sql } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
-import { liveTurns } from '../../db/schema/index.ts'
+import { rowsOf } from '../../db/rows.ts'
+import { liveTurns, sessions } from '../../db/schema/index.ts'
 import type { SessionSummary, UiMessage } from '../contracts/sessions.ts'
 import { createId } from '../ids.ts'
 import { appendTurn } from './index.ts'
@@ -15,16 +16,42 @@ import { appendTurn } from './index.ts'
 export const INTERRUPTED_BY_RESTART =
   'popagent restarted before this reply finished, so the turn was interrupted. Send the message again to retry.'
 
-export type LiveTurnClaim = { sessionId: string; turnId: string; host: string; message: UiMessage }
+export type LiveTurnClaim = {
+  sessionId: string
+  turnId: string
+  host: string
+  message: UiMessage
+  /** When given, the session must belong to this workspace, or nothing is claimed. */
+  workspaceId?: string
+}
 
-/** Claims the session for a new turn; false when a turn already runs in it (on any host). */
+/**
+ * Claims the session for a new turn; false when a turn already runs in it (on any host), or when
+ * the session is not there to claim: missing, archived, or of another workspace than the one
+ * given. The session is checked in the claim's own statement, so the chat driver can send it
+ * beside its read of the session (the turn's first reads and its claim travel together) and
+ * never leaves a mark on a session it then refuses.
+ *
+ * Unlike the browser call record (runtime/browser/sessions.ts), the claim keeps waiting for the
+ * WAL flush (1–3 ms before the model call on a busy disk): committed without it, a PostgreSQL
+ * crash in the next fraction of a second could lose the mark while the turn runs on. The host's
+ * next heartbeat then reads the mark as recovered elsewhere and stops the turn, and its end saves
+ * nothing (saveLiveTurn) — the user's message and the answer lost, the one outcome the mark
+ * exists to rule out — and the session would take a second turn meanwhile.
+ */
 export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boolean> {
-  const rows = await db
-    .insert(liveTurns)
-    .values(claim)
-    .onConflictDoNothing({ target: liveTurns.sessionId })
-    .returning({ turnId: liveTurns.turnId })
-  return rows.length === 1
+  const ofWorkspace =
+    claim.workspaceId === undefined
+      ? sql``
+      : sql` and ${sessions.workspaceId} = ${claim.workspaceId}`
+  const rows = await db.execute(sql`
+    insert into ${liveTurns} (session_id, turn_id, host, message)
+    select ${sessions.id}, ${claim.turnId}, ${claim.host}, ${JSON.stringify(claim.message)}::jsonb
+    from ${sessions}
+    where ${sessions.id} = ${claim.sessionId} and ${sessions.archivedAt} is null${ofWorkspace}
+    on conflict (session_id) do nothing
+    returning turn_id`)
+  return rowsOf(rows).length === 1
 }
 
 /**
