@@ -420,13 +420,9 @@ describe('chat channels', () => {
       botToken: BOT_TOKEN,
     })
     telegram.queueUpdate(tgMessage(3000, 'SAY:polled', 55, 42))
+    // What the chat shows (an answer streams: its first message is edited to the final text).
     await waitFor(
-      () =>
-        telegram
-          .callsOf('sendMessage')
-          .some((c) => c.params.chat_id === '55' && c.params.text === 'Echo polled')
-          ? true
-          : undefined,
+      () => (telegram.shownIn('55').includes('Echo polled') ? true : undefined),
       15_000,
       'the polled message answered',
     )

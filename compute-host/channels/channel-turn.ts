@@ -25,6 +25,8 @@ export async function runChannelTurn(
     binding: BindingRow
     text: string
     requestId?: string
+    /** Each text delta of the answer as it streams (answer-stream.ts). */
+    onText?: (delta: string) => void
   },
 ): Promise<{ sessionId: string; text: string; error?: string; aborted?: boolean }> {
   const { db } = deps.run
@@ -47,16 +49,52 @@ export async function runChannelTurn(
       deps.liveTurns,
       turn.requestId,
     )
-    // Read to its end: the turn's messages are saved before its stream finishes.
-    const reader = stream.getReader()
-    while (!(await reader.read()).done) {
-      /* the chunks are for web clients; the channel gets the saved answer */
+    // Read to its end: the turn's messages are saved before its stream finishes. The answer
+    // sent is the saved one; the streamed text only shows it while it is written.
+    if (turn.onText) await readTextDeltas(stream, turn.onText)
+    else {
+      const reader = stream.getReader()
+      while (!(await reader.read()).done) {
+        /* the chunks are for web clients; the channel gets the saved answer */
+      }
     }
   } finally {
     typing.stop()
   }
   const answer = await lastAnswer(db, sessionId)
   return { sessionId, text: answer?.text ?? '', ...answer }
+}
+
+/**
+ * Reads a chat stream (the UI-message stream's server-sent events, already redacted on the run
+ * path) to its end, handing each text delta to `onText`.
+ */
+async function readTextDeltas(
+  stream: ReadableStream<Uint8Array>,
+  onText: (delta: string) => void,
+): Promise<void> {
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buffer += decoder.decode(value, { stream: true })
+    let end: number
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const event = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      for (const line of event.split('\n')) {
+        if (!line.startsWith('data: ') || line === 'data: [DONE]') continue
+        try {
+          const chunk = JSON.parse(line.slice(6)) as { type?: string; delta?: unknown }
+          if (chunk.type === 'text-delta' && typeof chunk.delta === 'string') onText(chunk.delta)
+        } catch {
+          /* not a chunk this reader knows */
+        }
+      }
+    }
+  }
 }
 
 /** The binding's session, or a new one in the channel's workspace (first message, or `/new`). */

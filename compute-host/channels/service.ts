@@ -17,6 +17,7 @@ import type { RunDeps } from '../runs/prepare-run.ts'
 import type { ApprovalRow } from '../../runtime/approvals/index.ts'
 import { answerPress, approvalButtons, questionText } from './approval-buttons.ts'
 import type { ProposalDecider } from './proposal-press.ts'
+import { startAnswerStream, type StreamedAnswer } from './answer-stream.ts'
 import { runChannelTurn, sessionOf } from './channel-turn.ts'
 import type { ChannelDirectory, OpenChannel } from './directory.ts'
 import type { Outbox } from './outbox/engine.ts'
@@ -37,7 +38,9 @@ import type { ChannelButton, ChannelTarget, InboundEvent } from './types.ts'
  *    fresh session for the binding) are answered directly; any other text runs a channel turn
  *    (channel-turn.ts), one at a time per binding;
  * 5. the answer is cut at the channel's limit (runtime/channels/split-text.ts) and queued in the
- *    outbox, which sends it (outbox/engine.ts).
+ *    outbox, which sends it (outbox/engine.ts). Where the channel streams answers
+ *    (answer-stream.ts), a first message shows the text while it is written, and the saved
+ *    answer's first chunk is queued as the final edit of that message.
  *
  * Payloads pass the host's redactor both ways: what is recorded of an event, and every reply.
  */
@@ -54,6 +57,10 @@ function replyText(answer: { text: string; error?: string; aborted?: boolean }):
   if (answer.aborted) return answer.text ? `${answer.text}\n\n(stopped)` : ''
   return answer.text || (answer.error ? `The turn failed: ${answer.error}` : '')
 }
+
+/** Answers are shown while written where the adapter can edit and its owner left it on. */
+const streams = (channel: OpenChannel) =>
+  Boolean(channel.adapter.edit && channel.adapter.streamAnswers && !channel.adapter.listensOnly)
 
 const BUSY_TEXT = 'Still working on your previous message. Send /stop to stop it.'
 const SUMMARY_CHARS = 500
@@ -83,6 +90,8 @@ export function createChannelService(deps: {
     binding: BindingRow,
     text: string,
     buttons?: ChannelButton[],
+    /** The streamed first message the first chunk replaces (answer-stream.ts). */
+    streamed?: StreamedAnswer,
   ): Promise<number> {
     if (channel.adapter.listensOnly) return 0
     const target: ChannelTarget = { conversation: binding.conversation, thread: binding.thread }
@@ -95,6 +104,7 @@ export function createChannelService(deps: {
       chunks,
       ...pacingFor(channel.adapter.limits, target),
       ...(buttons && { buttons }),
+      ...(streamed?.messageId && { editOf: streamed.messageId, ...streamed }),
     })
     outbox.wake()
     return queued
@@ -120,6 +130,8 @@ export function createChannelService(deps: {
     eventId: string,
     text: string,
   ): Promise<void> {
+    // A streamed answer's first message, when one was sent: the answer's first chunk edits it.
+    let streamed: StreamedAnswer | undefined
     const command = /^\/(stop|new|help)(@\S+)?\s*$/i.exec(text.trim())?.[1]?.toLowerCase()
     const taskPrompt = /^\/task(?:@\S+)?\s+([\s\S]+)$/i.exec(text.trim())?.[1]
     try {
@@ -145,12 +157,32 @@ export function createChannelService(deps: {
         await reply(channel, binding, 'Started a new session for this conversation.')
       } else {
         await setEventState(db, eventId, 'running', undefined, binding.id)
-        const answer = await runChannelTurn(
-          { run: deps.run(), liveTurns: deps.liveTurns },
-          { channel: channel.row, adapter: channel.adapter, binding, text, requestId: eventId },
-        )
+        const stream = streams(channel)
+          ? startAnswerStream({
+              adapter: channel.adapter,
+              target: { conversation: binding.conversation, thread: binding.thread },
+              redact: deps.redact,
+              log,
+            })
+          : undefined
+        let answer: Awaited<ReturnType<typeof runChannelTurn>>
+        try {
+          answer = await runChannelTurn(
+            { run: deps.run(), liveTurns: deps.liveTurns },
+            {
+              channel: channel.row,
+              adapter: channel.adapter,
+              binding,
+              text,
+              requestId: eventId,
+              ...(stream && { onText: stream.push }),
+            },
+          )
+        } finally {
+          streamed = await stream?.finish()
+        }
         const said = replyText(answer)
-        if (said) await reply(channel, binding, said)
+        if (said) await reply(channel, binding, said, undefined, streamed)
         await setEventState(
           db,
           eventId,
@@ -175,7 +207,9 @@ export function createChannelService(deps: {
       const message = deps.redact(errorMessage(error))
       log.error('channel event failed', { eventId, error: message })
       await setEventState(db, eventId, 'failed', message, binding.id).catch(() => {})
-      await reply(channel, binding, `The turn failed: ${message}`).catch(() => {})
+      await reply(channel, binding, `The turn failed: ${message}`, undefined, streamed).catch(
+        () => {},
+      )
     }
   }
 

@@ -61,6 +61,8 @@ export type OutboundMessage = ChannelTarget & {
 
 export type SendResult = { externalId?: string }
 
+export type EditedMessage = ChannelTarget & { messageId: string; text: string }
+
 /** The service asked to wait (HTTP 429): the chunk is sent again after `retryAfterMs`. */
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError'
@@ -105,6 +107,13 @@ export type ChannelAdapter = {
   /** The events of a verified request (one for most services; none for a ping). */
   parse(request: InboundRequest): InboundEvent[]
   post(message: OutboundMessage, signal: AbortSignal): Promise<SendResult>
+  /**
+   * Replaces the text of a message this adapter sent (`messageId`: its post's `externalId`).
+   * Text equal to the message's own is success: an edit sent twice shows once.
+   */
+  edit?(message: EditedMessage, signal: AbortSignal): Promise<void>
+  /** The owner's setting: answers are streamed by editing their first message (`edit`). */
+  readonly streamAnswers?: boolean
   /** Shows "typing…" in a conversation, where the service has it. */
   typing?(target: ChannelTarget, signal: AbortSignal): Promise<void>
   /** Acknowledges a button press, where the service expects it, showing `text` where it can. */

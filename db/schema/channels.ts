@@ -136,6 +136,11 @@ export const channelOutbox = pgTable(
     leaseUntil: timestamp({ withTimezone: true, mode: 'date' }),
     lastError: text(),
     externalId: text(),
+    /**
+     * An edit, not a new message: this row's body replaces the text of the service's message
+     * `editOf` (a streamed answer's final first chunk, migration 0040).
+     */
+    editOf: text(),
     createdAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     sentAt: timestamp({ withTimezone: true, mode: 'date' }),
   },

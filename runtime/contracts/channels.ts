@@ -59,6 +59,11 @@ export const TelegramSettings = z.strictObject({
   /** `webhook`: Telegram posts updates to /api/channels/:id/inbound; `polling`: getUpdates. */
   mode: z.enum(['webhook', 'polling']).default('webhook'),
   allowLoopback: z.boolean().default(false),
+  /**
+   * An answer shows while it is written: its first message is sent at the first text and edited
+   * as text comes (editMessageText); the final text still goes through the durable outbox.
+   */
+  streamAnswers: z.boolean().default(true),
 })
 export const TelegramSecrets = z.strictObject({
   botToken: SecretValue,

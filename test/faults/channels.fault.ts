@@ -127,14 +127,17 @@ test(
       )
       const firsts = answers.filter((a) => a.body.duplicate !== true).length
       await waitFor(
-        () => (sendsTo('42').some((c) => c.params.text === `Echo ${marker}`) ? true : undefined),
+        // What the chat shows: a streamed answer's first message is edited to its final text.
+        () => (telegram.shownIn('42').includes(`Echo ${marker}`) ? true : undefined),
         20_000,
         'the storm’s answer',
       )
       const turns = stack.gateway.requests.filter(
         (r) => r.path === '/v1/chat/completions' && lastUserText(r).includes(marker),
       ).length
-      const stormAnswers = sendsTo('42').filter((c) => c.params.text === `Echo ${marker}`).length
+      // Messages sent to the chat for the storm (one, edited as it streams) and showing its answer.
+      const stormAnswers = telegram.shownIn('42').filter((t) => t === `Echo ${marker}`).length
+      const stormMessages = sendsTo('42').filter((c) => c.refused === undefined).length
 
       // The bursts: each chat gets one long post; its sends are refused 429 at random chunks.
       // A refusal's `skip` counts that chat's calls after the previous refusal (whose retry is
@@ -209,6 +212,7 @@ test(
         acceptedAsNew: firsts,
         turns,
         stormAnswers,
+        stormMessages,
         chats: CHATS,
         chunks: outbox.length,
         refusalsScripted: scripted,
@@ -224,6 +228,7 @@ test(
       assert.equal(firsts, 1, 'one delivery of the storm is new, the rest are duplicates')
       assert.equal(turns, 1, 'the storm ran one turn')
       assert.equal(stormAnswers, 1, 'the storm got one answer')
+      assert.equal(stormMessages, 1, 'in one message')
       assert.equal(refusedSeen, scripted, 'every scripted 429 was met')
       assert.equal(lost, 0, 'lost words')
       assert.equal(duplicated, 0, 'chunks sent twice')

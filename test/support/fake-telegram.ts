@@ -4,6 +4,8 @@
  * (`{ ok, result }` or `{ ok: false, error_code, description, parameters }`), records every call,
  * and lets a test script refusals per method: a 429 with `retry_after`, a 403 "bot was blocked".
  * `getUpdates` hands out the updates a test queued, from the offset asked, as long polling does.
+ * Sent messages are kept, so `editMessageText` answers as Telegram does (400 "message is not
+ * modified" for the same text, "message to edit not found" for an unknown id).
  */
 import { createServer } from 'node:http'
 import { closerOf, listenOnLoopback } from './loopback-server.ts'
@@ -15,6 +17,8 @@ export type TelegramCall = {
   at: number
   /** The status of a scripted refusal this call got; absent when it was answered. */
   refused?: number
+  /** The message_id a sendMessage was answered with. */
+  messageId?: number
 }
 export type TelegramRefusal = {
   status: 429 | 403 | 400 | 500
@@ -32,6 +36,10 @@ export type FakeTelegram = {
   refuse(method: string, ...refusals: TelegramRefusal[]): void
   /** The call of `method` to `chatId` after the next `skip` ones to it is refused once. */
   refuseInChat(method: string, chatId: string, skip: number, refusal: TelegramRefusal): void
+  /** A sent message's text as it shows now (after its edits), or undefined. */
+  messageText(chatId: string, messageId: number): string | undefined
+  /** The texts a chat shows now, its messages in the order they were sent. */
+  shownIn(chatId: string): string[]
   /** Queues an update for getUpdates (its update_id is given). */
   queueUpdate(update: Record<string, unknown> & { update_id: number }): void
   close(): Promise<void>
@@ -45,6 +53,8 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   const updates: { update_id: number }[] = []
   const waiters = new Set<() => void>()
   let messageId = 100
+  /** Each sent message's current text, by `<chat_id>/<message_id>`. */
+  const messages = new Map<string, string>()
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -109,14 +119,42 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
             description: 'Bad Request: message is too long',
           })
         }
+        messages.set(`${params.chat_id}/${++messageId}`, params.text)
+        call.messageId = messageId
         return send(200, {
           ok: true,
           result: {
-            message_id: ++messageId,
+            message_id: messageId,
             chat: { id: Number(params.chat_id) },
             text: params.text,
           },
         })
+      case 'editMessageText': {
+        // As the Bot API answers: the edited message, or 400 for a message it does not know,
+        // for text over the limit, and for text equal to the message's own.
+        const key = `${params.chat_id}/${params.message_id}`
+        const bad = (description: string) =>
+          send(400, { ok: false, error_code: 400, description: `Bad Request: ${description}` })
+        if (!messages.has(key)) return bad('message to edit not found')
+        if (typeof params.text !== 'string' || params.text.length === 0) {
+          return bad('message text is empty')
+        }
+        if (params.text.length > 4096) return bad('MESSAGE_TOO_LONG')
+        if (messages.get(key) === params.text) {
+          return bad(
+            'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+          )
+        }
+        messages.set(key, params.text)
+        return send(200, {
+          ok: true,
+          result: {
+            message_id: Number(params.message_id),
+            chat: { id: Number(params.chat_id) },
+            text: params.text,
+          },
+        })
+      }
       case 'getUpdates': {
         // Long polling: answered as soon as an update is there, else after `timeout` (capped
         // at a second here, so a test's host stops quickly).
@@ -138,7 +176,6 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
       case 'setWebhook':
       case 'sendChatAction':
       case 'answerCallbackQuery':
-      case 'editMessageText':
         return send(200, { ok: true, result: true })
       default:
         return send(404, { ok: false, error_code: 404, description: 'Not Found: method not found' })
@@ -150,6 +187,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     url: `http://127.0.0.1:${port}`,
     calls,
     callsOf: (method) => calls.filter((c) => c.method === method),
+    messageText: (chatId, id) => messages.get(`${chatId}/${id}`),
+    shownIn: (chatId) =>
+      [...messages.entries()].filter(([key]) => key.startsWith(`${chatId}/`)).map(([, t]) => t),
     refuse(method, ...list) {
       refusals.set(method, [...(refusals.get(method) ?? []), ...list])
     },

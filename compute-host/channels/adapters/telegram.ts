@@ -9,7 +9,8 @@ import { PermanentSendError, type ChannelAdapter, type InboundEvent } from '../t
  * webhook is set up or accepted without one), or by long polling (getUpdates). `update_id` is
  * the event id. Messages are sent as plain text, at most 4,096 characters, at least a second
  * apart per chat; a 429's `parameters.retry_after` is honoured; a 403 (the user blocked the bot,
- * or it left the group) blocks the binding.
+ * or it left the group) blocks the binding. An answer may stream (`streamAnswers`): its first
+ * message is edited with editMessageText as text comes (answer-stream.ts).
  */
 type Update = {
   update_id: number
@@ -39,7 +40,12 @@ type ApiAnswer = {
 const POLL_TIMEOUT_S = 10
 
 export function createTelegramAdapter(config: {
-  settings: { apiBaseUrl: string; allowLoopback: boolean; mode: 'webhook' | 'polling' }
+  settings: {
+    apiBaseUrl: string
+    allowLoopback: boolean
+    mode: 'webhook' | 'polling'
+    streamAnswers?: boolean
+  }
   secrets: { botToken: string[]; webhookSecret?: string[] }
 }): ChannelAdapter {
   const policy = { allowLoopback: config.settings.allowLoopback }
@@ -144,6 +150,26 @@ export function createTelegramAdapter(config: {
         signal,
       )) as { message_id?: number } | undefined
       return result?.message_id === undefined ? {} : { externalId: String(result.message_id) }
+    },
+    streamAnswers: config.settings.streamAnswers,
+    async edit(message, signal) {
+      try {
+        await call(
+          'editMessageText',
+          {
+            chat_id: message.conversation,
+            message_id: Number(message.messageId),
+            text: message.text,
+          },
+          signal,
+        )
+      } catch (error) {
+        // The message shows this text already (an edit sent again after a lost answer).
+        if (error instanceof PermanentSendError && /message is not modified/i.test(error.message)) {
+          return
+        }
+        throw error
+      }
     },
     async typing(target, signal) {
       await call(

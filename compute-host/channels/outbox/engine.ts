@@ -4,7 +4,14 @@ import { retryDelayMs } from '../../../runtime/net/retry-after.ts'
 import type { Logger } from '../../log.ts'
 import type { ChannelDirectory } from '../directory.ts'
 import { markChannel } from '../settings.ts'
-import { PermanentSendError, RateLimitedError, TransientSendError } from '../types.ts'
+import {
+  PermanentSendError,
+  RateLimitedError,
+  TransientSendError,
+  type ChannelAdapter,
+  type OutboundMessage,
+  type SendResult,
+} from '../types.ts'
 import { claimDue, type OutboxRow } from './sql/claim.ts'
 import { markBlocked, markFailed, markRetry, markSent } from './sql/finish.ts'
 import { msUntilDue } from './sql/next-due.ts'
@@ -22,6 +29,11 @@ import { msUntilDue } from './sql/next-due.ts'
  * - 5xx or no answer: retried with backoff, up to MAX_ATTEMPTS, then failed;
  * - another 4xx: failed; the chat's later chunks still go;
  * - blocked (Telegram's 403): failed, the chat's queue cancelled, the binding blocked.
+ *
+ * A row with `edit_of` (a streamed answer's final first chunk) edits that message instead; an
+ * edit sent twice shows once (the adapter takes "not modified" as done), and a message that can
+ * no longer be edited (deleted, too old) gets the text as a new message: the final text is never
+ * lost.
  *
  * Delivery is at least once for the chunk in flight when a host dies (it cannot know whether
  * the service got it); every chunk carries a stable idempotency key (`<delivery>.<seq>`, the
@@ -67,15 +79,15 @@ export function createOutbox(deps: {
     const channel = await directory.get(row.channelId).catch(() => undefined)
     if (!channel) return markFailed(db, row.id, row.attempts, 'the channel is gone')
     try {
-      const result = await channel.adapter.post(
-        {
-          ...row.target,
-          text: row.body,
-          ...(row.buttons && { buttons: row.buttons }),
-          idempotencyKey: `${row.deliveryId}.${row.seq}`,
-        },
-        abort.signal,
-      )
+      const message = {
+        ...row.target,
+        text: row.body,
+        ...(row.buttons && { buttons: row.buttons }),
+        idempotencyKey: `${row.deliveryId}.${row.seq}`,
+      }
+      const result = row.editOf
+        ? await editOrPost(channel.adapter, message, row.editOf, abort.signal)
+        : await channel.adapter.post(message, abort.signal)
       await markSent(db, row.id, row.attempts, result.externalId)
       if (channel.row.state === 'error') await markChannel(db, row.channelId, null)
     } catch (error) {
@@ -148,3 +160,24 @@ export function createOutbox(deps: {
   }
 }
 export type Outbox = ReturnType<typeof createOutbox>
+
+/**
+ * The final text of a streamed answer's first message: an edit of it, retried like any chunk
+ * (429, 5xx); where the service refuses the edit for good (the message was deleted) but would
+ * still take a message, the text is sent as a new one.
+ */
+async function editOrPost(
+  adapter: ChannelAdapter,
+  message: OutboundMessage,
+  messageId: string,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  if (!adapter.edit) return adapter.post(message, signal)
+  try {
+    await adapter.edit({ ...message, messageId }, signal)
+    return { externalId: messageId }
+  } catch (error) {
+    if (!(error instanceof PermanentSendError) || error.blocked) throw error
+    return adapter.post(message, signal)
+  }
+}

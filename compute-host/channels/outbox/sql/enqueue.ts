@@ -1,10 +1,14 @@
+import { sql } from '../../../../db/drizzle-orm.ts'
 import type { Db } from '../../../../db/index.ts'
 import { channelOutbox } from '../../../../db/schema/index.ts'
 import type { ChannelButton, ChannelTarget } from '../../types.ts'
 
 /**
  * Stores an answer's chunks in one statement, numbered from 1: either all of them are queued or
- * none is, so a delivery is never half-stored. Buttons go on the last chunk.
+ * none is, so a delivery is never half-stored. Buttons go on the last chunk. A streamed answer
+ * (answer-stream.ts) gives `editOf`: its first chunk then replaces the text of that message
+ * rather than being sent as a new one, and nothing is due before `delayMs` (the chat's pace
+ * since the stream's last edit).
  */
 export async function enqueueChunks(
   db: Db,
@@ -18,6 +22,10 @@ export async function enqueueChunks(
     /** At most `max` chunks of this chat sent per rolling `ms` (pacing.ts). */
     window?: { max: number; ms: number } | undefined
     buttons?: ChannelButton[]
+    editOf?: string | undefined
+    /** What the message `editOf` shows now: a first chunk equal to it needs no edit. */
+    shown?: string | undefined
+    delayMs?: number | undefined
   },
 ): Promise<number> {
   const { channelId, bindingId, target, deliveryId, chunks, paceMs } = delivery
@@ -37,6 +45,20 @@ export async function enqueueChunks(
       paceMs,
       windowMax: delivery.window?.max ?? null,
       windowMs: delivery.window?.ms ?? null,
+      editOf: i === 0 ? (delivery.editOf ?? null) : null,
+      // The streamed message shows this text already: kept as sent, with no call to make.
+      ...(i === 0 &&
+        delivery.editOf &&
+        delivery.shown === body && {
+          state: 'sent' as const,
+          // Sent by the stream's call, once.
+          attempts: 1,
+          sentAt: sql`now()`,
+          externalId: delivery.editOf,
+        }),
+      ...(delivery.delayMs && {
+        nextAttemptAt: sql`now() + make_interval(secs => ${delivery.delayMs} / 1000.0)`,
+      }),
     })),
   )
   return chunks.length
