@@ -12,6 +12,8 @@ import type {
 } from '../runtime/contracts/settings.ts'
 import type { Workspace } from '../runtime/contracts/workspaces.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
+import * as McpServers from '../runtime/mcp-servers/index.ts'
+import type { McpServerRow } from '../runtime/mcp-servers/index.ts'
 import * as Overlays from '../runtime/evolution/overlays.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
@@ -36,6 +38,8 @@ export type ConfigSnapshot = {
   learnedOverlays(): Promise<readonly Overlays.ActiveOverlay[]>
   /** An event's enabled hooks, in merge order. */
   enabledHooks(event: HookEvent): Promise<readonly Hooks.HookRow[]>
+  /** The owner's MCP server definitions (migration 0041 moves the counter on their writes). */
+  mcpServerRows(): Promise<readonly McpServerRow[]>
 }
 
 export type ConfigCache = {
@@ -49,7 +53,7 @@ type Values = Map<string, Promise<unknown>>
  * Keeps the run's configuration in memory per version of the `popagent_config_version` counter,
  * which triggers move forward in every writer's own transaction (migration 0017). A run used to
  * read seven row sets (settings twice, its workspace, agents, skills, and hooks per event) on
- * every turn; now it reads the counter, and an edit still applies to the next run, whichever
+ * every turn, and the owner's MCP servers another; now it reads the counter, and an edit still applies to the next run, whichever
  * process made it.
  *
  * Why nothing stale is ever kept: a generation is filled only by snapshots that read its own
@@ -99,6 +103,7 @@ export function createConfigCache(db: Db): ConfigCache {
         enabledSkillRows: () => kept('skills', () => Skills.enabledRows(db)),
         learnedOverlays: () => kept('overlays', () => Overlays.activeOverlays(db)),
         enabledHooks: (event) => kept(`hooks:${event}`, () => Hooks.enabledFor(db, event)),
+        mcpServerRows: () => kept('mcp-servers', () => McpServers.listRows(db)),
       }
     },
   }

@@ -136,9 +136,13 @@ export async function startEngines(
       db: databases.application.db,
       config,
       models,
-      // Before each run's agents are built: Build's operations listed (its tools bind to what
-      // the server has now), and the owner's MCP servers' tools.
-      mcpTools: { forRun: async () => (await build.refresh(), mcpServers.forRun()) },
+      // Before each run's agents are built, together: Build's operations listed (its tools bind
+      // to what the server has now; a failure is kept in its status, never thrown), and the
+      // owner's MCP servers' tools, their definitions from the run's configuration snapshot.
+      mcpTools: {
+        forRun: async (config) =>
+          (await Promise.all([build.refresh(), mcpServers.forRun({ config })]))[1],
+      },
       tools: createToolProvider(
         {
           'web-search': () => ({ ok: true, tool: webSearch }),

@@ -1,7 +1,8 @@
 /**
  * The run configuration kept per version of its counter (compute-host/config-cache.ts), written
  * once and run on real PostgreSQL (config-cache.postgres.test.ts) and the embedded database
- * (config-cache.embedded.test.ts): the triggers of migration 0017 are the database's own.
+ * (config-cache.embedded.test.ts): the triggers of migrations 0017 and 0041 are the database's
+ * own.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -12,6 +13,8 @@ import * as Agents from '../runtime/agents/index.ts'
 import { SUPERVISOR_AGENT_ID } from '../runtime/agents/supervisor.ts'
 import * as Skills from '../runtime/agents/skills.ts'
 import * as Hooks from '../runtime/hooks/index.ts'
+import { CreateMcpServerInput } from '../runtime/contracts/mcp-servers.ts'
+import * as McpServers from '../runtime/mcp-servers/index.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import * as Workspaces from '../runtime/workspaces/index.ts'
 
@@ -93,6 +96,21 @@ export function configCacheSuite(name: string, setup: () => Promise<ConfigCacheC
           what: 'the runtime settings',
           edit: () => Settings.agentRuntime.patch(ctx.db, { loopRepeatLimit: 7 }),
           read: async (s) => (await s.agentRuntime()).loopRepeatLimit,
+        },
+        {
+          what: "the owner's MCP servers",
+          edit: () =>
+            McpServers.create(
+              ctx.db,
+              CreateMcpServerInput.parse({
+                id: 'cache-mcp',
+                transport: 'http',
+                url: 'http://127.0.0.1:9/mcp',
+                allowLoopback: true,
+                displayName: 'cache check',
+              }),
+            ),
+          read: async (s) => (await s.mcpServerRows()).map((r) => r.id),
         },
         {
           what: 'the memory settings (by hand, as psql would)',

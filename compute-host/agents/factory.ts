@@ -117,7 +117,7 @@ export function createAgentFactory(factoryOptions: {
    * The owner's MCP servers: each agent gets the tools of the servers the owner gave it, as
    * ordinary tools of the agent (so hooks, guards, budget, tracing and redaction apply).
    */
-  mcpTools?: { forRun(): Promise<RunMcpTools> }
+  mcpTools?: { forRun(config: ConfigSnapshot): Promise<RunMcpTools> }
 }) {
   const { db, models, tools, mastraLogger } = factoryOptions
   const redaction = factoryOptions.redact && redactingProcessor(factoryOptions.redact)
@@ -267,7 +267,7 @@ export function createAgentFactory(factoryOptions: {
         snapshot.enabledSkillRows(),
         snapshot.learnedOverlays(),
         tools.forRun ? tools.forRun(snapshot) : tools,
-        factoryOptions.mcpTools?.forRun(),
+        factoryOptions.mcpTools?.forRun(snapshot),
       ])
       const skillsOf = (id: string) => skillRows.filter((s) => s.agentId === id)
       const unavailableTools: UnavailableTool[] = []

@@ -7,6 +7,7 @@ import type { McpServerRow } from '../../../runtime/mcp-servers/index.ts'
 import * as Secrets from '../../../runtime/secrets/index.ts'
 import { stableJson } from '../../../runtime/stable-json.ts'
 import type { AnyTool } from '../../agents/tool-provider.ts'
+import type { ConfigSnapshot } from '../../config-cache.ts'
 import type { Logger } from '../../log.ts'
 import type { Vault } from '../../secrets/vault.ts'
 import { sandboxCommand } from '../../workspaces/sandbox-args.ts'
@@ -68,7 +69,8 @@ const SERVER_CPU_MS = 24 * 60 * 60_000
 /**
  * The owner's MCP servers on this host: one connection per server (compute-host/mcp/), made when
  * a run first needs its tools and replaced when its definition changes. Every run reads the
- * definitions, so an edit applies on the next run; the tool list itself is the connection's
+ * definitions (from its configuration snapshot, kept per version), so an edit applies on the next
+ * run; the tool list itself is the connection's
  * cache, re-read when the server says it changed.
  *
  * How each server is reached:
@@ -184,8 +186,13 @@ export function createOwnerMcpServers(deps: {
      * cannot be reached (or whose list is malformed) costs its tools for this run, reported
      * per agent with the reason; it never stops the run.
      */
-    async forRun(signal?: AbortSignal): Promise<RunMcpTools> {
-      const rows = await McpServers.listRows(deps.db)
+    async forRun(
+      options: { signal?: AbortSignal; config?: Pick<ConfigSnapshot, 'mcpServerRows'> } = {},
+    ): Promise<RunMcpTools> {
+      const { signal, config } = options
+      // The run's configuration snapshot keeps the definitions per version (0041): a turn reads
+      // them from the database only after an edit.
+      const rows = config ? await config.mcpServerRows() : await McpServers.listRows(deps.db)
       prune(rows)
       const used = rows.filter((r) => r.enabled && r.agentIds.length > 0)
       if (used.some((r) => secretIdsOf(r).length > 0))
