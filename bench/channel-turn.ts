@@ -12,9 +12,11 @@
  *    from the request sent to the chunk's arrival at the receiver; and as many chat turns
  *    (`POST /api/chat` on a new session, made untimed), timed to the first text delta on the
  *    stream. Rounds alternate which side goes first. Added = channel p50 − chat p50 per round;
- *    the figure is their median. A channel answer is sent whole once the turn is saved (answers
- *    are not streamed to channels), so the chat stream's end is reported beside it: what is left
- *    above that is the channel's own cost (binding, save read-back, outbox).
+ *    the figure is their median. A webhook answer is sent whole once the turn is saved, so the
+ *    chat stream's end is reported beside it: what is left above that is the channel's own cost
+ *    (binding, save read-back, outbox). Beside them, as many Telegram updates (each to a new
+ *    chat): a Telegram answer streams (compute-host/channels/answer-stream.ts), so it is timed to
+ *    its first sendMessage at the fake, and waited for until the chat shows the whole answer.
  * 2. Outbox throughput: `chats` × `chunks` small chunks queued on the webhook channel (pace 0) in
  *    one statement per chat (enqueue.ts, as the service queues an answer), then one owner post
  *    through the route wakes the outbox as every queued answer does. Rate = chunks between the
@@ -47,6 +49,8 @@ const OUTBOUND = 'whsec-bench-outbound-secret-0123456789'
 const BOT_TOKEN = '123456:bench-telegram-bot-token-abcdefghij'
 const TG_SECRET = 'bench-telegram-webhook-secret-0123'
 const SENDER = 'bench-owner'
+/** Telegram's senders are user ids. */
+const TG_SENDER = '4242'
 const PROMPT = 'Summarise what a chat turn does in one paragraph.'
 const ANSWER = REPLY.join('')
 const LAST_WORD = REPLY.at(-1)!.trim()
@@ -63,6 +67,7 @@ const WAIT_MS = 60_000
 const SETTLE_MS = 30
 
 const ms = (n: number) => n.toFixed(1)
+const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)}`
 
 /** Resolves when `ready()` answers, polling; fails after `timeoutMs` with `what`. */
 async function until(ready: () => boolean, what: string, timeoutMs = WAIT_MS) {
@@ -193,7 +198,7 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
         kind: 'telegram',
         name: 'Bench Telegram',
         model: MODEL,
-        allowedSenders: [SENDER],
+        allowedSenders: [SENDER, TG_SENDER],
         settings: { apiBaseUrl: telegram.url, mode: 'webhook', allowLoopback: true },
         secrets: { botToken: BOT_TOKEN, webhookSecret: TG_SECRET },
       }),
@@ -235,6 +240,40 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
       walls.set(conversation, { sent: sentWall, arrived: got.at })
       return { firstMs: at - sent, acceptedMs }
     }
+    // The same turn from a Telegram update: the answer streams (answer-stream.ts), so its first
+    // message goes at the first text; timed to that sendMessage at the fake, and checked to show
+    // the whole answer once the outbox's final edit has gone (or was not needed).
+    let tgChats = 0
+    async function telegramEvent() {
+      const chat = 9000 + tgChats++
+      const sent = Date.now()
+      const res = await fetch(`${edge.url}/api/channels/${tg.id}/inbound`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-telegram-bot-api-secret-token': TG_SECRET,
+        },
+        body: JSON.stringify({
+          update_id: chat,
+          message: {
+            message_id: 1,
+            from: { id: Number(TG_SENDER), is_bot: false },
+            chat: { id: chat, type: 'private' },
+            text: PROMPT,
+          },
+        }),
+      })
+      await json(res, 202, 'a Telegram update')
+      const inChat = () =>
+        telegram!.callsOf('sendMessage').filter((c) => String(c.params.chat_id) === String(chat))
+      await until(() => inChat().length > 0, `a first message to ${chat}`)
+      const firstMs = inChat()[0]!.at - sent
+      await until(
+        () => telegram!.shownIn(String(chat))[0]?.trim() === ANSWER.trim(),
+        `the whole answer shown in ${chat}`,
+      )
+      return firstMs
+    }
     // Wall-clock send and arrival per conversation, against PostgreSQL's timestamps (same clock).
     const walls = new Map<string, { sent: number; arrived: number }>()
     async function chatTurn() {
@@ -275,6 +314,8 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
       await chatTurn()
     }
     const all = { channel: [] as number[], chat: [] as number[], chatEnd: [] as number[] }
+    const tgFirst: number[] = []
+    const tgAdded: number[] = []
     const accepted: number[] = []
     const added: number[] = []
     const overEnd: number[] = []
@@ -282,7 +323,14 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
       const channel: number[] = []
       const chat: number[] = []
       const chatEnd: number[] = []
+      const telegramFirst: number[] = []
       const sides = [
+        async () => {
+          for (let i = 0; i < options.events; i++) {
+            telegramFirst.push(await telegramEvent())
+            await sleep(SETTLE_MS)
+          }
+        },
         async () => {
           for (let i = 0; i < options.events; i++) {
             const m = await channelEvent()
@@ -303,6 +351,8 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
       if (round % 2) sides.reverse()
       for (const side of sides) await side()
       added.push(percentile(channel, 50) - percentile(chat, 50))
+      tgAdded.push(percentile(telegramFirst, 50) - percentile(chat, 50))
+      tgFirst.push(...telegramFirst)
       overEnd.push(percentile(channel, 50) - percentile(chatEnd, 50))
       all.channel.push(...channel)
       all.chat.push(...chat)
@@ -401,7 +451,9 @@ export async function benchChannelTurn({ quick }: BenchMode): Promise<BenchResul
           `signed webhook event → chunk at the receiver p50 ${p(all.channel, 50)}, p95 ` +
           `${p(all.channel, 95)} ms (202 after ${p(accepted, 50)} ms); chat API first text p50 ` +
           `${p(all.chat, 50)}, p95 ${p(all.chat, 95)} ms, stream end p50 ${p(all.chatEnd, 50)} ms ` +
-          `(channel over it +${ms(median(overEnd))} ms); ${phases}; ${options.events} each × ` +
+          `(channel over it +${ms(median(overEnd))} ms); ${phases}; Telegram update → first ` +
+          `message (streamed) p50 ${p(tgFirst, 50)}, p95 ${p(tgFirst, 95)} ms, added vs chat API ` +
+          `${signed(median(tgAdded))} ms; ${options.events} each × ` +
           `${options.rounds} rounds`,
       },
       {
