@@ -221,6 +221,24 @@ describe('channel answers stream by editing the sent message', () => {
     )
   })
 
+  test('a first message that can no longer be edited (deleted) gets the final text as a new message', async () => {
+    const chat = 606
+    telegram.refuseInChat('editMessageText', String(chat), 0, {
+      status: 400,
+      description: 'Bad Request: message to edit not found',
+    })
+    await send(chat, 'TWO words')
+    const rows = await delivered(chat)
+    assert.equal(inChat('editMessageText', chat)[0]!.refused, 400)
+    const sends = inChat('sendMessage', chat)
+    assert.equal(sends.length, 2, 'the first message, then the final text as a new one')
+    assert.equal(sends[1]!.params.text, 'Hello there')
+    assert.deepEqual(
+      rows.map((r) => [r.seq, r.state, r.attempts]),
+      [[1, 'sent', 1]],
+    )
+  })
+
   test('with streamAnswers off, the answer goes whole when the turn ends, never edited', async () => {
     const off = await okJson(
       await api.channels.$post({
