@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { lastUserText } from './support/chat.ts'
+import { slackSignature, startFakeSlack } from './support/fake-slack.ts'
 import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { splitForChannel } from '../runtime/channels/split-text.ts'
@@ -22,6 +23,8 @@ const API_KEY = 'channels-streaming-api-key-0123456789'
 const BOT_TOKEN = '654321:telegram-stream-token-abcdefghijklm'
 const TG_SECRET = 'telegram-stream-secret-token-0123'
 const PLANTED = 'streamed-secret-value-9f3a7c2e51'
+const SLACK_TOKEN = 'xoxb-slack-stream-token-0123456789'
+const SLACK_SIGNING = 'slack-stream-signing-secret-0123456'
 
 /** Words streamed one delta each, `delayMs` apart. */
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i} `)
@@ -73,7 +76,9 @@ describe('channel answers stream by editing the sent message', () => {
           chunkDelayMs: 150,
         }
       }
-      if (text.includes('TWO')) return { text: ['Hello ', 'there'], chunkDelayMs: 300 }
+      // Its end comes ~450 ms after its first text: before the chat's second is up, so the
+      // final edit (through the outbox) is the first edit.
+      if (text.includes('TWO')) return { text: ['Hello ', 'there'], chunkDelayMs: 150 }
       return { text: 'ok' }
     })
     channelId = (
@@ -282,5 +287,65 @@ describe('channel answers stream by editing the sent message', () => {
     )
     assert.ok(inChat('sendMessage', chat)[0]!.at - started >= 300, 'sent after the turn')
     assert.equal(inChat('editMessageText', chat).length, 0)
+  })
+
+  test('Slack with streamAnswers on: the first message is updated by chat.update to the final text', async () => {
+    const slack = await startFakeSlack({ token: SLACK_TOKEN })
+    try {
+      const channel = await okJson(
+        await api.channels.$post({
+          json: {
+            kind: 'slack',
+            name: 'Streaming team',
+            model: ROUTE,
+            allowedSenders: ['U0OWNER'],
+            settings: { apiBaseUrl: slack.url, allowLoopback: true, streamAnswers: true },
+            secrets: { botToken: SLACK_TOKEN, signingSecret: SLACK_SIGNING },
+          },
+        }),
+        201,
+      )
+      const body = JSON.stringify({
+        type: 'event_callback',
+        event_id: 'Ev0STREAM1',
+        event: {
+          type: 'message',
+          user: 'U0OWNER',
+          text: 'SLOW please',
+          channel: 'C0STREAM',
+          channel_type: 'channel',
+          ts: '1700000000.000009',
+        },
+      })
+      const timestamp = Math.floor(Date.now() / 1000)
+      const response = await fetch(`${url}/api/channels/${channel.id}/inbound`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature(SLACK_SIGNING, timestamp, body),
+        },
+        body,
+      })
+      assert.equal(response.status, 200)
+      const answer = splitForChannel(words(30, 'w').join(''), 4_000)[0]
+      await waitFor(
+        () => (slack.shownIn('C0STREAM')[0] === answer ? true : undefined),
+        20_000,
+        'the final text shown',
+      )
+      const posts = slack.calls.filter((c) => c.method === 'chat.postMessage')
+      const updates = slack.calls.filter((c) => c.method === 'chat.update')
+      assert.equal(posts.length, 1, 'one message')
+      assert.notEqual(posts[0]!.params.text, answer, 'posted before the answer was whole')
+      assert.equal(posts[0]!.params.thread_ts, '1700000000.000009', 'in the thread')
+      assert.ok(updates.length >= 1)
+      for (let i = 1; i < updates.length; i++) {
+        assert.ok(updates[i]!.at - updates[i - 1]!.at >= 950, 'at most one update a second')
+      }
+      assert.deepEqual(slack.shownIn('C0STREAM'), [answer])
+    } finally {
+      await slack.close()
+    }
   })
 })

@@ -74,6 +74,8 @@ export const TelegramSecrets = z.strictObject({
 export const SlackSettings = z.strictObject({
   apiBaseUrl: HttpUrl.default('https://slack.com/api'),
   allowLoopback: z.boolean().default(false),
+  /** As Telegram's, by `chat.update`; off by default (its limit, ~50 a minute, is per workspace). */
+  streamAnswers: z.boolean().default(false),
 })
 export const SlackSecrets = z.strictObject({ botToken: SecretValue, signingSecret: SecretValue })
 

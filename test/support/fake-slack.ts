@@ -1,6 +1,7 @@
 /**
  * A protocol-faithful fake of Slack's Web API on loopback, for the channel tests: it serves
- * `POST /api/chat.postMessage` with a bearer token and JSON, answers `{ ok, channel, ts }` or
+ * `POST /api/chat.postMessage` (and `chat.update` of a message it posted) with a bearer token
+ * and JSON, answers `{ ok, channel, ts }` or
  * `{ ok: false, error }`, records every call, and scripts refusals: a 429 with Retry-After (how
  * Slack rate-limits the Web API) or an error such as `not_in_channel`. It also signs Events API
  * requests the way Slack does, so a test can post events to popagent.
@@ -17,6 +18,8 @@ export type FakeSlack = {
   url: string
   calls: SlackCall[]
   refuse(...refusals: SlackRefusal[]): void
+  /** The texts a channel shows now, its messages in the order they were posted. */
+  shownIn(channel: string): string[]
   close(): Promise<void>
 }
 
@@ -29,6 +32,8 @@ export async function startFakeSlack(options: { token: string }): Promise<FakeSl
   const calls: SlackCall[] = []
   const refusals: SlackRefusal[] = []
   let ts = 1_700_000_000
+  /** Each posted message's current text, by `<channel>/<ts>`. */
+  const messages = new Map<string, string>()
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -56,11 +61,21 @@ export async function startFakeSlack(options: { token: string }): Promise<FakeSl
       )
     }
     if (refusal) return send(200, { ok: false, error: refusal.error })
+    if (method === 'chat.update') {
+      // As Slack answers: the updated message's channel, ts and text, or message_not_found.
+      const key = `${params.channel}/${params.ts}`
+      if (!messages.has(key)) return send(200, { ok: false, error: 'message_not_found' })
+      if (typeof params.text !== 'string') return send(200, { ok: false, error: 'no_text' })
+      messages.set(key, params.text)
+      return send(200, { ok: true, channel: params.channel, ts: params.ts, text: params.text })
+    }
     if (method !== 'chat.postMessage') return send(200, { ok: false, error: 'unknown_method' })
     if (!params.channel || typeof params.text !== 'string') {
       return send(200, { ok: false, error: 'no_text' })
     }
-    return send(200, { ok: true, channel: params.channel, ts: `${++ts}.000100` })
+    const id = `${++ts}.000100`
+    messages.set(`${params.channel}/${id}`, params.text)
+    return send(200, { ok: true, channel: params.channel, ts: id })
   })
   const close = closerOf(server)
   const port = await listenOnLoopback(server)
@@ -68,6 +83,8 @@ export async function startFakeSlack(options: { token: string }): Promise<FakeSl
     url: `http://127.0.0.1:${port}/api`,
     calls,
     refuse: (...list) => void refusals.push(...list),
+    shownIn: (channel) =>
+      [...messages.entries()].filter(([key]) => key.startsWith(`${channel}/`)).map(([, t]) => t),
     close,
   }
 }

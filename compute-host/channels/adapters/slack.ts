@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { secretsEqual } from '../../../runtime/constant-time.ts'
-import { channelFetch, judgeSend } from '../http.ts'
+import { channelFetch, judgeSend, type ChannelResponse } from '../http.ts'
 import { TIMESTAMP_WINDOW_S } from '../signature.ts'
 import { PermanentSendError, type ChannelAdapter, type InboundEvent } from '../types.ts'
 
@@ -17,6 +17,8 @@ import { PermanentSendError, type ChannelAdapter, type InboundEvent } from '../t
  * Messages from bots (this one included) and edits are ignored, so the bot never answers itself.
  * Answers go by `chat.postMessage`, at most 4,000 characters, a second apart per conversation;
  * a 429's Retry-After is honoured; `not_in_channel`, `channel_not_found`, `is_archived` block.
+ * With `streamAnswers` (off by default) an answer's first message is edited by `chat.update` as
+ * it is written (answer-stream.ts).
  *
  * Buttons (an approval's Allow and Deny) go as Block Kit: a section with the text and an actions
  * block, each button's `value` its data. A press comes back to the same request URL (the app's
@@ -89,12 +91,28 @@ const BLOCKING_ERRORS = new Set([
 ])
 
 export function createSlackAdapter(config: {
-  settings: { apiBaseUrl: string; allowLoopback: boolean }
+  settings: { apiBaseUrl: string; allowLoopback: boolean; streamAnswers?: boolean }
   secrets: { botToken: string[]; signingSecret: string[] }
 }): ChannelAdapter {
   const policy = { allowLoopback: config.settings.allowLoopback }
   const base = config.settings.apiBaseUrl.replace(/\/+$/, '')
   const token = config.secrets.botToken[0]!
+  /** A Web API answer: HTTP refusals as the outbox's classes, then Slack's own `ok: false`. */
+  function judged(response: ChannelResponse, method: string): { ts?: string } {
+    judgeSend(response, `Slack ${method}`)
+    let answer: { ok?: boolean; error?: string; ts?: string } = {}
+    try {
+      answer = JSON.parse(response.text) as typeof answer
+    } catch {
+      throw new PermanentSendError(`Slack ${method}: the answer is not JSON`)
+    }
+    if (!answer.ok) {
+      const error = answer.error ?? 'unknown_error'
+      throw new PermanentSendError(`Slack ${method}: ${error}`, BLOCKING_ERRORS.has(error))
+    }
+    return answer
+  }
+
   return {
     limits: { maxChars: 4_000, minIntervalMs: 1_000 },
     verify(request) {
@@ -151,6 +169,26 @@ export function createSlackAdapter(config: {
         },
       ]
     },
+    streamAnswers: config.settings.streamAnswers,
+    async edit(message, signal) {
+      const response = await channelFetch(
+        `${base}/chat.update`,
+        {
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            channel: message.conversation,
+            ts: message.messageId,
+            text: message.text,
+          }),
+        },
+        policy,
+        signal,
+      )
+      judged(response, 'chat.update')
+    },
     async post(message, signal) {
       const response = await channelFetch(
         `${base}/chat.postMessage`,
@@ -185,17 +223,7 @@ export function createSlackAdapter(config: {
         policy,
         signal,
       )
-      judgeSend(response, 'Slack chat.postMessage')
-      let answer: { ok?: boolean; error?: string; ts?: string } = {}
-      try {
-        answer = JSON.parse(response.text) as typeof answer
-      } catch {
-        throw new PermanentSendError('Slack chat.postMessage: the answer is not JSON')
-      }
-      if (!answer.ok) {
-        const error = answer.error ?? 'unknown_error'
-        throw new PermanentSendError(`Slack chat.postMessage: ${error}`, BLOCKING_ERRORS.has(error))
-      }
+      const answer = judged(response, 'chat.postMessage')
       return answer.ts ? { externalId: answer.ts } : {}
     },
   }
