@@ -4,6 +4,8 @@
  * the task's or schedule's `deliverTo`. A real browser against a real popagent; the conversation
  * is bound by the owner's post route to a webhook channel whose receiver is on loopback. Also the
  * channel form's opt-in to a private-network callback (a webhook only), saved in its settings.
+ * The same choices serve Evolution's "Ask in a chat" (`reviewBindingId`) on the Autonomy page, and
+ * the Channels page's per-channel `streamAnswers` switch (Telegram and Slack only) lives here too.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -15,7 +17,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 
 const OUTBOUND = 'whsec-outbound-secret-0123456789ab'
 
-describe('deliverTo on the task and schedule forms', { skip: browserMissing }, () => {
+describe('channel conversations and channel settings in the UI', { skip: browserMissing }, () => {
   let stack: TestStack
   let browser: Browser
   let url: string
@@ -139,5 +141,82 @@ describe('deliverTo on the task and schedule forms', { skip: browserMissing }, (
       await form.getByLabel('Allow a private-network callback', { exact: false }).count(),
       0,
     )
+  })
+  test('the Autonomy page asks in the conversation picked (reviewBindingId); None clears it', async () => {
+    const page = await browser.page()
+    page.setDefaultTimeout(20_000)
+    await page.goto(`${url}/#/autonomy`)
+    const ask = page.getByLabel('Ask in a chat')
+    await ask.locator('option', { hasText: 'Ops hook · ops-room' }).waitFor({ state: 'attached' })
+    const stored = async (want: string | null) => {
+      let got: string | null = null
+      for (let i = 0; i < 100; i++) {
+        got = (await okJson(await api().autonomy.policies.$get())).reviewBindingId
+        if (got === want) return got
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      return got
+    }
+    await ask.selectOption({ label: 'Ops hook · ops-room' })
+    assert.equal(await stored(bindingId), bindingId)
+    await ask.selectOption({ label: 'None' })
+    assert.equal(await stored(null), null)
+  })
+
+  test('the Channels page switches streamAnswers for Telegram and Slack, not for a webhook', async () => {
+    const made = await Promise.all([
+      okJson(
+        await api().channels.$post({
+          json: {
+            kind: 'telegram',
+            name: 'Tg bot',
+            allowedSenders: ['1'],
+            settings: {},
+            secrets: { botToken: '123:tg-token-0123456789', webhookSecret: 'tg-hook-0123456789' },
+          },
+        }),
+        201,
+      ),
+      okJson(
+        await api().channels.$post({
+          json: {
+            kind: 'slack',
+            name: 'Slack team',
+            allowedSenders: ['U1'],
+            settings: {},
+            secrets: { botToken: 'xoxb-slack-0123456789', signingSecret: 'slack-sign-0123456789' },
+          },
+        }),
+        201,
+      ),
+    ])
+    const streams = async (id: string, want: boolean) => {
+      let got: unknown
+      for (let i = 0; i < 100; i++) {
+        const { channels } = await okJson(await api().channels.$get())
+        got = channels.find((c) => c.id === id)?.settings.streamAnswers
+        if (got === want) return got
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      return got
+    }
+    const page = await browser.page()
+    page.setDefaultTimeout(20_000)
+    await page.goto(`${url}/#/channels`)
+    const tg = page.getByLabel('Stream answers on Tg bot')
+    const slack = page.getByLabel('Stream answers on Slack team')
+    // The defaults: Telegram on, Slack off; a signed webhook has no switch.
+    assert.equal(await tg.isChecked(), true)
+    assert.equal(await slack.isChecked(), false)
+    assert.equal(await page.getByLabel('Stream answers on Ops hook').count(), 0)
+    await slack.check()
+    assert.equal(await streams(made[1].id, true), true)
+    await tg.uncheck()
+    assert.equal(await streams(made[0].id, false), false)
+    // The page shows what was stored after a reload.
+    await page.reload()
+    await page.getByLabel('Stream answers on Slack team').waitFor()
+    assert.equal(await page.getByLabel('Stream answers on Slack team').isChecked(), true)
+    assert.equal(await page.getByLabel('Stream answers on Tg bot').isChecked(), false)
   })
 })

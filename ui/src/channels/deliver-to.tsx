@@ -32,6 +32,9 @@ export function DeliverToField(props: {
   value: string
   onChange: (bindingId: string) => void
   disabled?: boolean
+  /** The Autonomy page's review conversation uses the same choices under its own words. */
+  label?: string
+  hint?: string
 }) {
   // A failed read leaves only "None": delivery is optional, the form still works.
   const [targets] = createResource(() => getDeliveryTargets().catch(() => []))
@@ -44,7 +47,7 @@ export function DeliverToField(props: {
   }
   return (
     <label>
-      Deliver result to
+      {props.label ?? 'Deliver result to'}
       <select
         value={props.value}
         onChange={(e) => props.onChange(e.currentTarget.value)}
@@ -53,7 +56,9 @@ export function DeliverToField(props: {
         <option value="">None</option>
         <For each={options()}>{(t) => <option value={t.id}>{t.label}</option>}</For>
       </select>
-      <span class="field-hint">a channel conversation (Channels page) that gets the result</span>
+      <span class="field-hint">
+        {props.hint ?? 'a channel conversation (Channels page) that gets the result'}
+      </span>
     </label>
   )
 }

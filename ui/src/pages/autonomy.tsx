@@ -6,6 +6,7 @@ import type {
   EvolutionRevision,
   EvolutionSignal,
 } from '../../../runtime/contracts/evolution.ts'
+import { DeliverToField } from '../channels/deliver-to.tsx'
 import { ConfirmAction } from '../components/confirm-action.tsx'
 import { when } from '../components/dates.ts'
 import { ErrorNote } from '../components/status.tsx'
@@ -25,6 +26,7 @@ import {
   setAgentEvolution,
   setAgentReview,
   setGlobal,
+  setReviewBinding,
   setReviewByDefault,
 } from '../queries/autonomy.ts'
 import { createData } from '../queries/data.ts'
@@ -107,6 +109,13 @@ function Policies() {
               {toggle('Hold learned changes for review', p().reviewByDefault, (on) =>
                 setReviewByDefault(on),
               )}
+              <DeliverToField
+                label="Ask in a chat"
+                hint="held changes are also asked there, with Approve and Reject buttons"
+                value={p().reviewBindingId ?? ''}
+                disabled={action.busy()}
+                onChange={(id) => void action.run(() => setReviewBinding(id || null))}
+              />
               <For each={p().agents}>
                 {(a) => (
                   <span>

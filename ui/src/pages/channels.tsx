@@ -46,6 +46,7 @@ export default function Channels() {
               <th class="hide-narrow">Inbound path</th>
               <th>Senders</th>
               <th>Enabled</th>
+              <th>Streaming</th>
               <th>Actions</th>
             </>
           }
@@ -93,6 +94,9 @@ function ChannelRow(props: { channel: ChannelView; open: boolean; onOpen: (on: b
         />
       </td>
       <td>
+        <StreamAnswers channel={c()} run={action.run} />
+      </td>
+      <td>
         <button type="button" onClick={() => props.onOpen(!props.open)}>
           {props.open ? 'Hide history' : 'History'}
         </button>
@@ -106,6 +110,43 @@ function ChannelRow(props: { channel: ChannelView; open: boolean; onOpen: (on: b
         <ErrorNote error={action.error()} />
       </td>
     </tr>
+  )
+}
+
+/**
+ * `streamAnswers`: Telegram and Slack edit an answer's message as it is written. Telegram's is on
+ * unless turned off; Slack's off unless turned on (chat.update's limit is the workspace's). A
+ * signed webhook never streams.
+ */
+function StreamAnswers(props: {
+  channel: ChannelView
+  run: (work: () => Promise<unknown>) => Promise<unknown>
+}) {
+  const c = () => props.channel
+  const on = () => {
+    const stored = c().settings.streamAnswers
+    return typeof stored === 'boolean' ? stored : c().kind === 'telegram'
+  }
+  return (
+    <Show when={c().kind !== 'webhook'} fallback={<span class="muted">never</span>}>
+      <label class="check">
+        <input
+          type="checkbox"
+          aria-label={`Stream answers on ${c().name}`}
+          checked={on()}
+          onChange={(e) => {
+            const streamAnswers = e.currentTarget.checked
+            void props.run(() => updateChannel(c().id, { settings: { streamAnswers } }))
+          }}
+        />
+        Stream answers (edit the message as it is written)
+      </label>
+      <span class="field-hint">
+        {c().kind === 'slack'
+          ? "shares its workspace's update limit (about 50 a minute)"
+          : 'off: the answer is sent whole when the turn ends'}
+      </span>
+    </Show>
   )
 }
 

@@ -32,6 +32,12 @@ export async function setReviewByDefault(reviewByDefault: boolean) {
   await changed()
 }
 
+/** The channel conversation held proposals are also asked on; null: none. */
+export async function setReviewBinding(reviewBindingId: string | null) {
+  await ok(api.autonomy.policies.$patch({ json: { reviewBindingId } }))
+  await changed()
+}
+
 /** One agent's review choice; null follows the global default. */
 export async function setAgentReview(agentId: string, review: boolean | null) {
   await ok(api.autonomy.policies[':agentId'].$patch({ param: { agentId }, json: { review } }))
