@@ -16,6 +16,8 @@ export async function addTelegramChannel(
     webhookSecret?: string
     model?: string
     allowedSenders?: string[]
+    /** Telegram's default is on: the first text is sent and then edited as the answer grows. */
+    streamAnswers?: boolean
   },
 ) {
   return okJson(
@@ -29,6 +31,7 @@ export async function addTelegramChannel(
           apiBaseUrl: options.telegramUrl,
           mode: options.webhookSecret ? 'webhook' : 'polling',
           allowLoopback: true,
+          ...(options.streamAnswers !== undefined && { streamAnswers: options.streamAnswers }),
         },
         secrets: {
           botToken: options.botToken,
