@@ -9,6 +9,8 @@ import type { Lifecycle } from './lifecycle.ts'
 import type { RunnerState } from './runner-state.ts'
 import { finish, type Settled } from './sql/finish.ts'
 
+const RETRY_WAKE_MARGIN_MS = 5
+
 /**
  * Ends a settled attempt: writes its end (a success in the next completion batch, anything else,
  * or a batch that failed, on its own), then tells the observers. The attempt keeps its slot until
@@ -43,9 +45,13 @@ export function createAttemptEnd(deps: {
   }
 
   async function announce(row: TaskRow, task: TaskRow, settled: Settled) {
-    // A retry waits out its backoff; look for it then rather than at the next poll.
+    // A retry waits out its backoff; look for it then rather than at the next poll. A few
+    // milliseconds past it: the row's time has microseconds that a JavaScript date drops, so a
+    // wake-up at the truncated millisecond could find the retry not yet due and leave it to the
+    // poll (a PGlite test waited out a 60 s poll one run in five).
     if (row.state === 'queued') {
-      setTimeout(wake, Math.max(0, row.nextAttemptAt.getTime() - Date.now())).unref?.()
+      const dueInMs = row.nextAttemptAt.getTime() - Date.now() + RETRY_WAKE_MARGIN_MS
+      setTimeout(wake, Math.max(0, dueInMs)).unref?.()
     }
     const willRetry = row.state === 'queued'
     const outcome = willRetry
