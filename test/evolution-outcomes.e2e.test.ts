@@ -274,32 +274,22 @@ describe('agent evolution: outcomes, approval and cost', () => {
   })
 
   test('decided proposals are pruned after 30 days; recent ones and pending ones stay', async () => {
-    await recordSignal(
-      db,
-      {
-        agentId: 'orchistrator',
-        kind: 'task-failed',
-        failureClass: 'unhelpful-answer',
-        traceId: randomBytes(16).toString('hex'),
-        goal: 'prune pending case',
-        result: { failure: 'no' },
-        subject: 'prune pending case',
-      },
-      (t) => t,
-    )
-    await recordSignal(
-      db,
-      {
-        agentId: 'orchistrator',
-        kind: 'task-failed',
-        failureClass: 'unhelpful-answer',
-        traceId: randomBytes(16).toString('hex'),
-        goal: 'prune pending case',
-        result: { failure: 'no' },
-        subject: 'prune pending case',
-      },
-      (t) => t,
-    )
+    // Two runs' signals: a held change needs evidence from two distinct runs.
+    for (let run = 0; run < 2; run++) {
+      await recordSignal(
+        db,
+        {
+          agentId: 'orchistrator',
+          kind: 'task-failed',
+          failureClass: 'unhelpful-answer',
+          traceId: randomBytes(16).toString('hex'),
+          goal: 'prune pending case',
+          result: { failure: 'no' },
+          subject: 'prune pending case',
+        },
+        (t) => t,
+      )
+    }
     reflection = { strategy: 'overlay-apply', catalogId: 'confirm-the-request' }
     const pending = (await runWorker()).held[0]!
     const [old] = await proposals('rejected')

@@ -25,14 +25,11 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createChannel } from '../../compute-host/channels/settings.ts'
 import { enqueueChunks } from '../../compute-host/channels/outbox/sql/enqueue.ts'
-import { migrateDatabase } from '../../compute-host/database/migrate.ts'
-import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { openVault } from '../../compute-host/secrets/vault.ts'
 import { eq } from '../../db/drizzle-orm.ts'
 import { channelOutbox } from '../../db/schema/index.ts'
 import { splitForChannel } from '../../runtime/channels/split-text.ts'
 import { createSecretRedactor } from '../../runtime/redaction.ts'
-import { createDatabaseOnServer } from '../support/database.ts'
 import { startScriptedGateway } from '../support/scripted-gateway.ts'
 import { startWebhookReceiver } from '../support/webhook-receiver.ts'
 import { startHostProcess, type HostProcess } from './support/process-faults/host-process.ts'
@@ -44,6 +41,7 @@ import { okJson, typedClient } from '../support/typed-client.ts'
 import { waitFor } from '../support/until.ts'
 import { addTelegramChannel } from '../support/telegram-channel.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
+import { openFaultDatabases } from './support/process-faults/fault-databases.ts'
 
 const SEED = Number(process.env.POPAGENT_FAULT_SEED ?? Date.now() % 100_000)
 const STORM = sized(24, 120)
@@ -255,14 +253,8 @@ test(
     let setupDone = began
     const cleanup: Array<() => Promise<unknown>> = []
     try {
-      const application = await createDatabaseOnServer()
-      cleanup.push(application.drop)
-      const observability = await createDatabaseOnServer()
-      cleanup.push(observability.drop)
-      const handle = openNodePostgres(application.url, { max: 3, applicationName: 'fault-test' })
-      cleanup.push(() => handle.close())
+      const { application, observability, handle } = await openFaultDatabases(cleanup)
       const { db } = handle
-      await migrateDatabase(handle)
       const gateway = await startScriptedGateway({ models: [{ id: ROUTE }] })
       cleanup.push(() => gateway.close())
       const receiver = await startWebhookReceiver(OUTBOUND)

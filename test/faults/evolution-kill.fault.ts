@@ -16,8 +16,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { REFLECTOR_MARKER } from '../../compute-host/evolution/reflection.ts'
-import { migrateDatabase } from '../../compute-host/database/migrate.ts'
-import { openNodePostgres } from '../../compute-host/database/postgres.ts'
 import { eq, inArray } from '../../db/drizzle-orm.ts'
 import {
   agentRuntimeSettings,
@@ -31,11 +29,11 @@ import {
 } from '../../db/schema/index.ts'
 import { recordSignal } from '../../runtime/evolution/signals.ts'
 import { messagesOf } from '../support/chat.ts'
-import { createDatabaseOnServer } from '../support/database.ts'
 import { startScriptedGateway, type RecordedRequest } from '../support/scripted-gateway.ts'
 import { waitFor } from '../support/until.ts'
 import { faultMode, recordFigures, sized } from './mode.ts'
 import { startHostProcess, type HostProcess } from './support/process-faults/host-process.ts'
+import { openFaultDatabases } from './support/process-faults/fault-databases.ts'
 
 // A host start is most of this scenario's time: short mode kills once.
 const KILLS = sized(1, 3)
@@ -55,14 +53,8 @@ test(
     const began = Date.now()
     const cleanup: Array<() => Promise<unknown>> = []
     try {
-      const application = await createDatabaseOnServer()
-      cleanup.push(application.drop)
-      const observability = await createDatabaseOnServer()
-      cleanup.push(observability.drop)
-      const handle = openNodePostgres(application.url, { max: 3, applicationName: 'fault-test' })
-      cleanup.push(() => handle.close())
+      const { application, observability, handle } = await openFaultDatabases(cleanup)
       const { db } = handle
-      await migrateDatabase(handle)
       await db.update(autonomySettings).set({ evolutionEnabled: true })
       await db
         .update(agentRuntimeSettings)

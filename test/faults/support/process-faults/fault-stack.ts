@@ -6,14 +6,12 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { migrateDatabase } from '../../../../compute-host/database/migrate.ts'
-import { openNodePostgres } from '../../../../compute-host/database/postgres.ts'
 import type { DatabaseHandle } from '../../../../compute-host/database/handle.ts'
-import { createDatabaseOnServer } from '../../../support/database.ts'
 import { startScriptedGateway } from '../../../support/scripted-gateway.ts'
 import { startHostProcess, type HostProcess } from './host-process.ts'
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.ts'
 import { configureTasks, holdAnswers, MODEL } from './task-load.ts'
+import { openFaultDatabases } from './fault-databases.ts'
 
 export type FaultStackOptions = {
   /** The PostgreSQL server to create the databases on (the suite's own when unset). */
@@ -42,14 +40,7 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
     for (const step of cleanup.reverse()) await step().catch(() => {})
   }
   try {
-    const application = await createDatabaseOnServer(options.server)
-    cleanup.push(application.drop)
-    const observability = await createDatabaseOnServer(options.server)
-    cleanup.push(observability.drop)
-    // A small pool: the test's own reads must not crowd the hosts' connections.
-    const handle = openNodePostgres(application.url, { max: 3, applicationName: 'fault-test' })
-    cleanup.push(() => handle.close())
-    await migrateDatabase(handle)
+    const { application, observability, handle } = await openFaultDatabases(cleanup, options.server)
     await configureTasks(handle.db, options)
 
     const gateway = await startScriptedGateway({ models: [{ id: MODEL, contextWindow: 32_768 }] })
