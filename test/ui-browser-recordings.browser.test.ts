@@ -17,6 +17,7 @@ import { markRoles, messagesOf, postChat, roleOf } from './support/chat.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
 import { readUiStream } from './support/ui-stream.ts'
+import { until } from './support/until.ts'
 
 describe('browser recordings on the Browser page', { skip: browserMissing }, () => {
   let dir: string
@@ -118,6 +119,13 @@ describe('browser recordings on the Browser page', { skip: browserMissing }, () 
     // The server comes back without tracing: the page says what it lacks and greys recording out.
     await mcp.stop()
     await mcp.restart({ recordings: false })
+    // popagent reconnects by itself with backoff (a busy machine may see the restarted server's
+    // socket before it answers, which backs off further): wait for it, up to the backoff's cap.
+    await until(
+      async () => (await okJson(await api.browser.health.$get(), 200)).mcp.ok,
+      45_000,
+      'popagent reconnected to the restarted server',
+    )
     await readUiStream(await postChat(url, { sessionId: session, text: 'Once more.' }))
     await tab.reload()
     const open = tab
