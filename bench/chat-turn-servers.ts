@@ -61,7 +61,19 @@ export type HostArgs = {
   workspaceRoot: string
   /** POPAGENT_TRACING: `off` for the tracing-overhead bench's untraced host. */
   tracing?: 'on' | 'off'
+  /**
+   * Also serve the Node edge in this process, calling the host in process, as `popagent start`
+   * composes them; `url` is then the edge's.
+   */
+  withEdge?: boolean
 }
+/**
+ * The chat benches measure popagent as `popagent start` runs it, edge and host in one process;
+ * BENCH_SPLIT_EDGE=1 measures the split deployment instead (the edge in its own process, calling
+ * the host over loopback HTTP, as a separately deployed edge does).
+ */
+export const splitEdge = () => process.env.BENCH_SPLIT_EDGE === '1'
+
 export type EdgeArgs = { databaseUrl: string; hostUrl: string }
 export type MastraArgs = {
   databaseUrl: string
@@ -176,8 +188,8 @@ async function gateway() {
   console.log(`@url ${gw.url}`)
 }
 
-/** popagent's real compute host, composed as `npm start` does. */
-export function startHost(args: HostArgs) {
+/** popagent's real compute host, composed as `npm start` does (with `withEdge`, its edge too). */
+export async function startHost(args: HostArgs) {
   const env = parseHostEnv({
     DATABASE_URL: args.databaseUrl,
     OBSERVABILITY_DATABASE_URL: args.observabilityUrl,
@@ -192,7 +204,24 @@ export function startHost(args: HostArgs) {
   // Lines are built and redacted as in production, then dropped rather than written to a pipe.
   const log = createLogger({ secrets: [HOST_TOKEN], write: () => {} })
   // As `popagent start` composes it, readying the likely workspace's brief once it can run turns.
-  return startComputeHost(env, { port: 0, token: HOST_TOKEN, log, warmLikelyBrief: true })
+  const host = await startComputeHost(env, {
+    port: 0,
+    token: HOST_TOKEN,
+    log,
+    warmLikelyBrief: true,
+  })
+  if (!args.withEdge) return host
+  // As cli/commands/start.ts: the edge shares the host's database handles and calls it in process.
+  const edge = await startNodeEdge({
+    config: {
+      ...parseEdgeConfig({ POPAGENT_HOST_URL: host.url, POPAGENT_HOST_TOKEN: HOST_TOKEN }),
+      hostFetch: host.fetch,
+    },
+    db: host.resources.databases.application.db,
+    observabilityDb: host.resources.databases.observability.db,
+    port: 0,
+  })
+  return { ...host, url: edge.url }
 }
 
 /** popagent's real Node edge in front of `hostUrl`, with its own database handle. */

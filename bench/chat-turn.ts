@@ -4,7 +4,8 @@
  * gateway in its own process that streams the same 24-delta answer at once).
  *
  * - Ours: `POST /api/chat` on the real Node edge (request id, validation, host client) → the real
- *   compute host (`startComputeHost`, as `npm start` composes it, logging formatted but dropped):
+ *   compute host (`startComputeHost`, as `npm start` composes it, logging formatted but dropped;
+ *   edge and host in one process, the edge calling the host in process, unless BENCH_SPLIT_EDGE=1):
  *   session check, settings snapshot, agents built from PostgreSQL (supervisor with its
  *   specialists as delegation tools, its tools and skills), the supervisor's Mastra run with
  *   Mastra memory (Observational Memory options from the seeded settings) in PostgreSQL, the
@@ -27,7 +28,7 @@
  * Each turn is a new session (ours) or thread (theirs), so every side reads an empty history and
  * persists the exchange (checked at the end). Model calls per turn, their request size and tool
  * count are taken at the gateway and reported. "Server time" is the CPU time (user + system) of
- * the server processes over a batch, divided by its turns: host + edge for ours, the Mastra
+ * the server processes over a batch, divided by its turns: popagent's (host + edge when split), the Mastra
  * server for theirs; PostgreSQL's and the gateway's CPU are counted for none. Wall time per turn
  * (request sent → stream fully read, median) is reported beside it. Batches run sequentially and
  * 8 at a time; rounds rotate which side goes first, and each ratio is the median of per-round
@@ -48,6 +49,7 @@ import {
   MASTRA_AGENT,
   MODEL,
   REPLY,
+  splitEdge,
   startServer,
   exited,
   type ServerProcess,
@@ -93,10 +95,15 @@ const post = (url: string, body: unknown) =>
     body: JSON.stringify(body),
   })
 
-export function popagent(edge: ServerProcess, host: ServerProcess): Side {
+/**
+ * Ours: one process serving the edge and the host (`popagent start`), or with `edge` the split
+ * deployment, the edge in a process of its own (its CPU first in `servers`).
+ */
+export function popagent(host: ServerProcess, split?: ServerProcess): Side {
+  const edge = split ?? host
   return {
     name: 'popagent',
-    servers: [edge, host],
+    servers: split ? [split, host] : [host],
     async prepare(turns) {
       const ids: string[] = []
       for (let i = 0; i < turns; i++) {
@@ -270,15 +277,19 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
   try {
     const gateway = await startServer('gateway')
     processes.push(gateway)
+    const split = splitEdge()
     const host = await startServer('host', {
       databaseUrl: app.url,
       observabilityUrl: observability.url,
       gatewayUrl: gateway.url,
       workspaceRoot,
+      withEdge: !split,
     })
     processes.push(host)
-    const edge = await startServer('edge', { databaseUrl: app.url, hostUrl: host.url })
-    processes.push(edge)
+    const edge = split
+      ? await startServer('edge', { databaseUrl: app.url, hostUrl: host.url })
+      : undefined
+    if (edge) processes.push(edge)
     const configuration = await ourConfiguration(app.url)
     const plain = await startServer('mastra', {
       databaseUrl: theirs.url,
@@ -294,14 +305,14 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
     })
     processes.push(team)
     const sides = [
-      popagent(edge, host),
+      popagent(host, edge),
       mastra(plain, MASTRA_AGENT),
       mastra(team, SUPERVISOR_AGENT_ID),
     ] as const
 
     for (const side of sides) await batch(side, gateway, options.warm, 4)
     const profiled: Record<string, ServerProcess> = profile
-      ? { host, edge, mastra: plain, 'mastra-team': team }
+      ? { host, ...(edge && { edge }), mastra: plain, 'mastra-team': team }
       : {}
     for (const [name, p] of Object.entries(profiled))
       await p.ask(`profile ${join(profile!, `${name}.cpuprofile`)}`)
@@ -338,7 +349,9 @@ export async function benchChatTurn({ quick }: BenchMode): Promise<BenchResult[]
           ratio: cpuRatio,
           met: cpuRatio <= goal,
           detail:
-            `CPU ${f1(of(0, 'cpuMs'))} (edge ${f1(of(0, 'edgeMs'))}) vs ${f1(of(i, 'cpuMs'))} ` +
+            `CPU ${f1(of(0, 'cpuMs'))} ` +
+            (edge ? `(edge ${f1(of(0, 'edgeMs'))}) ` : '(edge and host in one process) ') +
+            `vs ${f1(of(i, 'cpuMs'))} ` +
             `ms/turn; ` +
             `wall ${f1(of(0, 'wallMs'))} vs ${f1(of(i, 'wallMs'))} ms/turn ` +
             `(${wallRatio.toFixed(2)}×); model calls/turn ${of(0, 'calls')} vs ` +

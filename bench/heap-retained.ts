@@ -93,7 +93,7 @@ async function sessions(options: { rounds: number; n: number; warm: number }) {
       workspaceRoot,
     })
     processes.push(stack)
-    const side = popagent(stack, stack)
+    const side = popagent(stack)
     const session = async () => {
       const [id] = await side.prepare(1)
       await side.turn(id!)

@@ -67,7 +67,7 @@ export async function benchTracingOverhead({ quick }: BenchMode): Promise<BenchR
       processes.push(host)
       const edge = await startServer('edge', { databaseUrl: app, hostUrl: host.url })
       processes.push(edge)
-      return { ...popagent(edge, host), name: `tracing ${tracing}` }
+      return { ...popagent(host, edge), name: `tracing ${tracing}` }
     }
     const [appOn, obsOn, appOff, obsOff] = databases.map((d) => d.url) as [
       string,

@@ -4,7 +4,9 @@
  * run, against the same zero-latency scripted gateway (its own process, answering every chat
  * request at once with the same 24-delta text):
  *
- * - popagent: `POST /api/chat` on the real Node edge → the real compute host → run preparation
+ * - popagent: `POST /api/chat` on the real Node edge → the real compute host (one process, the
+ *   edge calling the host in process as `popagent start` does; BENCH_SPLIT_EDGE=1 puts the edge
+ *   in a process of its own, over loopback HTTP) → run preparation
  *   (session check, settings snapshot, workspace, repository brief preflight, agents built) →
  *   the supervisor's Mastra run with thread memory → gateway. The default workspace is a real Git
  *   repository of 2,400 small source files and 600 tests beside them in nested folders
@@ -52,7 +54,14 @@ import * as Agents from '../runtime/agents/index.ts'
 import { SUPERVISOR_AGENT_ID } from '../runtime/agents/supervisor.ts'
 import * as Settings from '../runtime/settings/index.ts'
 import { benchResources } from './chat-turn.ts'
-import { MASTRA_AGENT, MODEL, REPLY, startServer, type ServerProcess } from './chat-turn-servers.ts'
+import {
+  MASTRA_AGENT,
+  MODEL,
+  REPLY,
+  splitEdge,
+  startServer,
+  type ServerProcess,
+} from './chat-turn-servers.ts'
 import type { BenchMode, BenchResult } from './result.ts'
 import { median, percentile } from './stats.ts'
 import { storageWithin, type StorageCall } from './turn-latency-storage.ts'
@@ -473,6 +482,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     const files = await generateRepository(join(workspaceRoot, 'popagent'))
     const gateway = await startServer('gateway', undefined, { script: SCRIPT })
     processes.push(gateway)
+    const split = splitEdge()
     const host = await startServer(
       'host',
       {
@@ -480,12 +490,16 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
         observabilityUrl: observability!.url,
         gatewayUrl: gateway.url,
         workspaceRoot,
+        withEdge: !split,
       },
       { script: SCRIPT },
     )
     processes.push(host)
-    const edge = await startServer('edge', { databaseUrl: app!.url, hostUrl: host.url })
-    processes.push(edge)
+    // As `popagent start` runs it, the edge is the host's process unless BENCH_SPLIT_EDGE=1.
+    const edge = split
+      ? await startServer('edge', { databaseUrl: app!.url, hostUrl: host.url })
+      : host
+    if (split) processes.push(edge)
     const configuration = await ourConfiguration(app!.url)
     const mastra = await startServer('mastra', {
       databaseUrl: theirs!.url,
@@ -528,7 +542,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the servers over the measured turns.
     const profile = process.env.BENCH_CPU_PROF
     const profiled: Record<string, ServerProcess> = profile
-      ? { host, edge, mastra, 'mastra-team': team }
+      ? { host, ...(split && { edge }), mastra, 'mastra-team': team }
       : {}
     for (const [name, p] of Object.entries(profiled)) {
       await p.ask(`profile ${join(profile!, `turn-latency-${name}.cpuprofile`)}`)

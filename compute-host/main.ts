@@ -19,7 +19,7 @@ import { createSecretRedactor, type Redactor } from '../runtime/redaction.ts'
 import type { HostCore, HostResources } from './resources.ts'
 import { openVault } from './secrets/vault.ts'
 import { blobCipher } from './undo/blob-cipher.ts'
-import { createHostApp, listenHost } from './server.ts'
+import { createHostApp, inProcessFetch, listenHost, type HostFetch } from './server.ts'
 import { liveTurnHost } from './runs/live-turn-host.ts'
 
 export type ComputeHost = {
@@ -27,6 +27,8 @@ export type ComputeHost = {
   /** Base URL of the internal API on loopback. */
   url: string
   token: string
+  /** The same API called in this process (server.ts `inProcessFetch`), for an edge beside it. */
+  fetch: HostFetch
   migration: MigrationReport
   stop(): Promise<void>
 }
@@ -66,7 +68,8 @@ export async function startComputeHost(
     await host.stop()
     throw error
   })
-  return { resources, url: host.url, token: host.token, migration: host.migration, stop: host.stop }
+  const { url, token, fetch, migration, stop } = host
+  return { resources, url, token, fetch, migration, stop }
 }
 
 /**
@@ -153,10 +156,8 @@ export async function startAnsweringHost(
       )
     // A failure is the caller's to hear (through `engines` below); this copy only records it.
     engines.catch(() => {})
-    const server = await listenHost(
-      createHostApp(core, engines, token),
-      options.port ?? env.POPAGENT_HOST_PORT,
-    )
+    const app = createHostApp(core, engines, token)
+    const server = await listenHost(app, options.port ?? env.POPAGENT_HOST_PORT)
     log.info('compute host listening', { url: server.url })
     begin()
     const resources = engines.then((e) => e.resources)
@@ -177,6 +178,7 @@ export async function startAnsweringHost(
       engines: resources,
       url: server.url,
       token,
+      fetch: inProcessFetch(app),
       migration,
       stop: () =>
         (stopping ??= (async () => {

@@ -117,6 +117,18 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
   return app
 }
 
+/**
+ * The internal API called in this process without a socket: the same app, token check, routes and
+ * schemas as over loopback HTTP, minus the HTTP client and server on both sides (about a third of
+ * a chat turn's time in the edge's hop, docs/benchmarks.md). `popagent start`, which runs the
+ * edge and the host in one process, hands it to its edge; a separately deployed edge uses HTTP.
+ */
+export type HostFetch = (url: string, init: RequestInit) => Promise<Response>
+
+export function inProcessFetch(app: ReturnType<typeof createHostApp>): HostFetch {
+  return async (url, init) => app.fetch(new Request(url, init))
+}
+
 export async function listenHost(
   app: ReturnType<typeof createHostApp>,
   port: number,

@@ -46,7 +46,11 @@ const hostClient = createMiddleware<AppEnv>(async (c, next) => {
   const config = c.var.config
   let client = hostClients.get(config)
   if (!client) {
-    client = createHostClient({ url: config.hostUrl, token: config.hostToken })
+    client = createHostClient({
+      url: config.hostUrl,
+      token: config.hostToken,
+      ...(config.hostFetch && { fetch: config.hostFetch }),
+    })
     hostClients.set(config, client)
   }
   c.set('host', client.withRequestId(c.var.requestId))

@@ -66,6 +66,11 @@ export type EdgeConfig = {
   publicHostsConfigured: boolean
   hostUrl: string
   hostToken: string
+  /**
+   * The host's API called in the same process, set by `popagent start` (never from the
+   * environment); without it the edge calls `hostUrl` over HTTP.
+   */
+  hostFetch?: (url: string, init: RequestInit) => Promise<Response>
   maxBodyBytes: number
   databaseUrl: string | undefined
   observabilityDatabaseUrl: string | undefined

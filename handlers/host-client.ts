@@ -41,7 +41,8 @@ const HostErrorBody = z.object({
 export function createHostClient(options: {
   url: string
   token: string
-  fetch?: typeof fetch
+  /** How calls are sent: the global fetch (HTTP), or the host's API in this process. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>
   requestId?: string
 }): HostClient {
   const doFetch = options.fetch ?? fetch

@@ -10,7 +10,9 @@ import { onShutdown } from '../shutdown.ts'
 /**
  * `popagent start`: everything in one process. It owns the database (embedded PGlite unless
  * DATABASE_URL is set), runs the compute host on a loopback port and the Node edge on PORT. The
- * edge still talks to the host over HTTP, so the split is exercised on every run.
+ * edge calls the host's API in process, through the same client, token and schemas that a
+ * separately deployed edge uses over HTTP (the tests' stacks run that split); the host still
+ * listens on loopback for the CLI's host commands and other edges.
  *
  * The API is never open: without POPAGENT_API_KEY the key is generated into the data directory
  * on the first start and reused after (api-key-file.ts). It joins the host's secrets, so the
@@ -31,12 +33,17 @@ export async function start(source: Record<string, string | undefined>) {
     warmLikelyBrief: true,
   })
   try {
-    const config = parseEdgeConfig({
-      ...source,
-      POPAGENT_API_KEY: apiKey.key,
-      POPAGENT_HOST_URL: host.url,
-      POPAGENT_HOST_TOKEN: host.token,
-    })
+    const config = {
+      ...parseEdgeConfig({
+        ...source,
+        POPAGENT_API_KEY: apiKey.key,
+        POPAGENT_HOST_URL: host.url,
+        POPAGENT_HOST_TOKEN: host.token,
+      }),
+      // In this one process the edge calls the host's API directly (its token check, routes and
+      // schemas included) rather than through a loopback socket; see compute-host/server.ts.
+      hostFetch: host.fetch,
+    }
     const edge = await startNodeEdge({
       config,
       db: host.core.databases.application.db,

@@ -24,8 +24,11 @@ export type TestStack = {
   host: ComputeHost
   /** The edge app wired to this host, called in process with `request()`. */
   edge: (options?: { apiKey?: string }) => ReturnType<typeof createTestApp>
-  /** Serves the edge on a real loopback port (for streaming and disconnect tests). */
-  listen(options?: { apiKey?: string }): Promise<string>
+  /**
+   * Serves the edge on a real loopback port (for streaming and disconnect tests). With
+   * `inProcessHost` it calls the host's API in process, as `popagent start` composes them.
+   */
+  listen(options?: { apiKey?: string; inProcessHost?: boolean }): Promise<string>
   /** Every line the host logged, parsed. */
   logs: Record<string, unknown>[]
   /** Stops the compute host and starts a new one on the same databases. */
@@ -76,11 +79,14 @@ export async function startTestStack(
       // The edge keeps its own database handle, as a separately deployed edge would.
       const edgeDb = connectPostgresJs(database.url, { max: 4 })
       const edge = await startNodeEdge({
-        config: parseEdgeConfig({
-          POPAGENT_HOST_URL: stack.host.url,
-          POPAGENT_HOST_TOKEN: stack.host.token,
-          ...(listenOptions.apiKey && { POPAGENT_API_KEY: listenOptions.apiKey }),
-        }),
+        config: {
+          ...parseEdgeConfig({
+            POPAGENT_HOST_URL: stack.host.url,
+            POPAGENT_HOST_TOKEN: stack.host.token,
+            ...(listenOptions.apiKey && { POPAGENT_API_KEY: listenOptions.apiKey }),
+          }),
+          ...(listenOptions.inProcessHost && { hostFetch: stack.host.fetch }),
+        },
         db: edgeDb.db,
         observabilityDb: edgeDb.db,
         port: 0,
