@@ -1,4 +1,4 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { BrowserOperation } from './types.ts'
 
 /** Bytes of one operation's JSON Schema we compile; a larger one is left out of the catalog. */
@@ -24,8 +24,14 @@ export type BrowserCatalog = {
  * 2020-12 dialect on first use (a catalog of 72 operations compiles in tens of milliseconds, and
  * most runs use a few). Unknown keywords are tolerated; what the schema allows is what passes, so
  * Playwright's `additionalProperties: false` refuses a stray field (a model's `ref` for `target`).
+ *
+ * Ajv is imported here, with the first catalog, not with the host: a host whose browser is never
+ * used does not hold it (compute-host/mcp/sdk.ts says why that matters).
  */
-export function compileCatalog(operations: readonly BrowserOperation[]): BrowserCatalog {
+export async function compileCatalog(
+  operations: readonly BrowserOperation[],
+): Promise<BrowserCatalog> {
+  const { Ajv2020 } = await import('ajv/dist/2020.js')
   const ajv = new Ajv2020({ strict: false, useDefaults: true, allErrors: false })
   const byName = new Map<string, BrowserOperation>()
   for (const op of operations) {

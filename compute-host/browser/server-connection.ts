@@ -94,7 +94,7 @@ export function createBrowserServer(options: {
       if (!socket.ok) throw new BrowserError('BROWSER_SOCKET_REFUSED', socket.reason)
       const link = await openLink()
       try {
-        const catalog = compileCatalog(await link.listOperations())
+        const catalog = await compileCatalog(await link.listOperations())
         return { link, catalog }
       } catch (error) {
         await link.close()
@@ -109,7 +109,13 @@ export function createBrowserServer(options: {
       made.link.onLost((reason) => lost(reason))
       // The next run's tool enum is the new list (a run already built keeps the one it had).
       made.link.onOperationsChanged((operations) => {
-        if (control === made) made.catalog = compileCatalog(operations)
+        // Ajv came with the first catalog; should this fail anyway, the catalog it had stays.
+        void compileCatalog(operations).then(
+          (catalog) => {
+            if (control === made) made.catalog = catalog
+          },
+          () => {},
+        )
       })
       log?.info('browser server connected', { operations: made.catalog.names.length })
       return made

@@ -1,16 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import {
-  ErrorCode,
-  McpError,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { retryDelayMs } from '../../runtime/net/retry-after.ts'
 import { currentCallScope, runInCallScope, type CallScope } from './call-scope.ts'
 import { McpClientError, type McpErrorCode } from './errors.ts'
 import { mcpLimits, type McpLimits } from './limits.ts'
 import { parseToolResult, type McpToolResult } from './result-parts.ts'
+import { loadMcpSdk, loadedMcpSdk, type McpSdk } from './sdk.ts'
 import { toToolDescriptors, type McpToolDescriptor } from './tool-list.ts'
 import { openTransport, type McpEndpoint } from './transports.ts'
 
@@ -49,6 +44,8 @@ export type McpCallOptions = {
 }
 
 type Session = {
+  /** The SDK, loaded by the first connection (sdk.ts). */
+  sdk: McpSdk
   client: Client
   stderrTail: () => string
   /** Set when the transport failed in a way that explains why pending calls were closed. */
@@ -163,7 +160,7 @@ export class McpConnection {
     }
     const raw = await this.#withSession(options.signal, (session) =>
       this.#request(session, options, (signal) =>
-        session.client.request({ method: 'tools/call', params }, ResultSchema, {
+        session.client.request({ method: 'tools/call', params }, session.sdk.ResultSchema, {
           signal,
           timeout: options.timeoutMs ?? this.#limits.callTimeoutMs,
         }),
@@ -241,9 +238,11 @@ export class McpConnection {
   }
 
   async #open(): Promise<Session> {
-    const opened = openTransport(this.#endpoint, this.#limits)
-    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    const sdk = await loadMcpSdk()
+    const opened = openTransport(sdk, this.#endpoint, this.#limits)
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} })
     const session: Session = {
+      sdk,
       client,
       stderrTail: opened.stderrTail,
       fatal: undefined,
@@ -252,7 +251,7 @@ export class McpConnection {
     }
     client.onerror = (error) => this.#transportError(session, error)
     client.onclose = () => this.#lose(session, undefined)
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       this.#toolsChanged(session)
     })
     try {
@@ -424,6 +423,7 @@ function classify(
   if (error instanceof McpClientError) return error
   if (runSignal?.aborted)
     return new McpClientError('aborted', 'the run was stopped', { cause: error })
+  const { McpError, ErrorCode, StreamableHTTPError } = session.sdk
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) {
       return new McpClientError(
@@ -461,11 +461,13 @@ function connectFailure(error: unknown): McpClientError {
       ? error
       : new McpClientError('unavailable', `connecting failed: ${error.message}`, { cause: error })
   }
-  if (error instanceof StreamableHTTPError) {
+  // Not loaded (its import failed): then the error is not one of the SDK's.
+  const sdk = loadedMcpSdk()
+  if (sdk && error instanceof sdk.StreamableHTTPError) {
     const failure = httpFailure(error)
     if (failure.code === 'unauthorized') return failure
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (sdk && error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout) {
     return new McpClientError('unavailable', 'connecting failed: the handshake timed out')
   }
   return new McpClientError('unavailable', `connecting failed: ${describe(error)}`, {

@@ -1,8 +1,7 @@
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { boundedFetch } from './bounded-fetch.ts'
 import type { McpLimits } from './limits.ts'
+import type { McpSdk } from './sdk.ts'
 
 /**
  * Where a server is and how to reach it. The caller decides what is allowed (HTTPS or loopback,
@@ -32,9 +31,14 @@ export type OpenedTransport = {
   stderrTail(): string
 }
 
-export function openTransport(endpoint: McpEndpoint, limits: McpLimits): OpenedTransport {
+/** The transport for `endpoint`, made with the SDK the connection loaded (sdk.ts). */
+export function openTransport(
+  sdk: McpSdk,
+  endpoint: McpEndpoint,
+  limits: McpLimits,
+): OpenedTransport {
   if (endpoint.transport === 'http') {
-    const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    const transport = new sdk.StreamableHTTPClientTransport(new URL(endpoint.url), {
       requestInit: endpoint.headers ? { headers: endpoint.headers } : {},
       fetch: boundedFetch(endpoint.fetch ?? fetch, limits),
       // The standalone GET stream (server notifications) is re-opened a few times; a server that
@@ -50,7 +54,7 @@ export function openTransport(endpoint: McpEndpoint, limits: McpLimits): OpenedT
   }
   const [command, ...args] = endpoint.argv
   if (!command) throw new TypeError('a stdio MCP server needs a program to run')
-  const transport = new StdioClientTransport({
+  const transport = new sdk.StdioClientTransport({
     command,
     args,
     ...(endpoint.env ? { env: endpoint.env } : {}),
