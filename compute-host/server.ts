@@ -119,8 +119,8 @@ export function createHostApp(core: HostCore, engines: Promise<ReadyEngines>, to
 
 /**
  * The internal API called in this process without a socket: the same app, token check, routes and
- * schemas as over loopback HTTP, minus the HTTP client and server on both sides (about a third of
- * a chat turn's time in the edge's hop, docs/benchmarks.md). `popagent start`, which runs the
+ * schemas as over loopback HTTP, minus the HTTP client and server on both sides (a tenth or so of
+ * a chat turn's CPU, docs/benchmarks.md). `popagent start`, which runs the
  * edge and the host in one process, hands it to its edge; a separately deployed edge uses HTTP.
  */
 export type HostFetch = (url: string, init: RequestInit) => Promise<Response>
