@@ -20,6 +20,8 @@ import { promptHooks } from '../hooks/prompt-hooks.ts'
 import { refuseBesideMaintenance } from '../build/workspace-lease.ts'
 
 const TITLE_CHARS = 60
+/** How long a burst of text deltas gathers before it goes to the socket (announceSaved). */
+const BURST_WRITE_MS = 2
 
 /**
  * The chat driver of the run path: checks the session, claims it for the turn (one turn per
@@ -270,15 +272,18 @@ function failedBy(failed: (text: string) => void): TransformStream<UIMessageChun
 /**
  * Holds the stream's `finish` back until the turn is saved (the upstream's end waits for the
  * save), then sends the saved revision as the message's last metadata, and the `finish`. As the
- * last layer before the HTTP response, it also hands each text delta to the socket before it
- * takes the next chunk (`yieldToIo` says why), so words that arrived together do not wait for
- * each other.
+ * last layer before the HTTP response, it also hands text deltas to the socket before it takes
+ * the next chunk (`yieldToIo` says why), so words that arrived together do not wait for each
+ * other: the turn's first delta at once, then at most every `BURST_WRITE_MS` of a burst. A write
+ * per delta cost a socket write each (about 1.4 ms of CPU a turn over Mastra's own server in
+ * the chat-turn bench); deltas that arrive apart go out as they come either way.
  */
 function announceSaved(
   revision: () => number | undefined,
   metadata: (extra: Partial<AssistantMetadata>) => AssistantMetadata,
 ): TransformStream<UIMessageChunk, UIMessageChunk> {
   let finish: UIMessageChunk | undefined
+  let lastWrite: number | undefined
   return new TransformStream({
     async transform(chunk, controller) {
       if (chunk.type === 'finish') {
@@ -286,7 +291,11 @@ function announceSaved(
         return
       }
       controller.enqueue(chunk)
-      if (chunk.type === 'text-delta') await yieldToIo()
+      if (chunk.type !== 'text-delta') return
+      if (lastWrite === undefined || performance.now() - lastWrite >= BURST_WRITE_MS) {
+        await yieldToIo()
+        lastWrite = performance.now()
+      }
     },
     flush(controller) {
       const savedRevision = revision()
