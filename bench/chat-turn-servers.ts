@@ -202,7 +202,11 @@ export async function startHost(args: HostArgs) {
     ...(args.tracing && { POPAGENT_TRACING: args.tracing }),
   })
   // Lines are built and redacted as in production, then dropped rather than written to a pipe.
-  const log = createLogger({ secrets: [HOST_TOKEN], write: () => {} })
+  const log = createLogger({
+    secrets: [HOST_TOKEN],
+    write: () => {},
+    level: env.POPAGENT_LOG_LEVEL,
+  })
   // As `popagent start` composes it, readying the likely workspace's brief once it can run turns.
   const host = await startComputeHost(env, {
     port: 0,

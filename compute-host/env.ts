@@ -14,6 +14,9 @@ export const HostEnv = z
     // The separate observability database; unset ⇒ the `observability` schema of the embedded
     // PGlite instance (single process only).
     OBSERVABILITY_DATABASE_URL: z.string().min(1).optional(),
+    // The least severe log lines written: `debug` adds each tool call's end and the tools an
+    // agent cannot have on this host; `warn` and `error` keep only problems.
+    POPAGENT_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     // Traces of turns and tasks in the observability database; `off` records none (the tracing
     // overhead benchmark compares the two).
     POPAGENT_TRACING: z.enum(['on', 'off']).default('on'),

@@ -6,19 +6,27 @@ export type Logger = {
   [L in LogLevel]: (message: string, fields?: Record<string, unknown>) => void
 } & { child: (fields: Record<string, unknown>) => Logger }
 
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies LogLevel[]
+
 /**
  * JSON-lines logger. Every line passes through the redactor (the host's own, or one built from
- * the given secrets), so a key that ends up in an error message never reaches the log.
+ * the given secrets), so a key that ends up in an error message never reaches the log. Lines
+ * below `level` (default `info`, POPAGENT_LOG_LEVEL on a host) are dropped before they are built:
+ * a turn's debug lines (a tool an agent cannot have here, each tool call's end) were two dozen
+ * JSON lines, each redacted and written, on every turn.
  */
 export function createLogger(options: {
   secrets?: ReadonlyArray<string | undefined>
   redactor?: Redactor
   write?: (line: string) => void
   base?: Record<string, unknown>
+  level?: LogLevel
 }): Logger {
   const redactor = options.redactor ?? createSecretRedactor(options.secrets)
   const redact = (text: string) => redactor.redact(text)
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const lowest = LOG_LEVELS.indexOf(options.level ?? 'info')
+  const dropped = () => {}
   const make = (base: Record<string, unknown>): Logger => {
     const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
       const line = JSON.stringify(
@@ -27,11 +35,12 @@ export function createLogger(options: {
       )
       write(redact(line))
     }
+    const at = (level: LogLevel) => (LOG_LEVELS.indexOf(level) < lowest ? dropped : emit(level))
     return {
-      debug: emit('debug'),
-      info: emit('info'),
-      warn: emit('warn'),
-      error: emit('error'),
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
       child: (fields) => make({ ...base, ...fields }),
     }
   }

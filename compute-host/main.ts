@@ -90,7 +90,7 @@ export async function startAnsweringHost(
   const token = options.token ?? env.POPAGENT_HOST_TOKEN ?? randomBytes(32).toString('base64url')
   const redactor = options.redactor ?? createSecretRedactor()
   redactor.add(...hostSecrets(env, token))
-  const log = options.log ?? createLogger({ redactor })
+  const log = options.log ?? createLogger({ redactor, level: env.POPAGENT_LOG_LEVEL })
   const databases = await openDatabases(env, log)
   try {
     // Shared by concurrent callers, kept once it succeeded, forgotten after a failure, so a

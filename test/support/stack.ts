@@ -58,7 +58,12 @@ export async function startTestStack(
   const logs: Record<string, unknown>[] = []
   // The host's one redactor, shared with the logger as in production.
   const redactor = createSecretRedactor()
-  const log = createLogger({ redactor, write: (line) => void logs.push(JSON.parse(line)) })
+  // Every level, so the tests that look for leaks in the log see the debug lines too.
+  const log = createLogger({
+    redactor,
+    write: (line) => void logs.push(JSON.parse(line)),
+    level: 'debug',
+  })
   const start = (port = 0) =>
     startComputeHost(env, { port, log, redactor, token: 'stack-host-token-0123456789' })
   let edges: NodeEdge[] = []
