@@ -14,7 +14,7 @@ import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import type { Db } from '../db/index.ts'
 import { parseEdgeConfig } from '../handlers/config.ts'
 import { startNodeEdge } from '../handlers/entry.node.ts'
-import { answerCommands, startEdge, startHost, type HostArgs } from './chat-turn-servers.ts'
+import { answerCommands, startHost, type HostArgs } from './chat-turn-servers.ts'
 import { BENCH_TOKEN } from './stream-proxy-servers.ts'
 
 const gc = (globalThis as { gc?: () => void }).gc
@@ -65,11 +65,10 @@ if (import.meta.main) {
   process.on('SIGTERM', () => process.exit(0))
   const [role, arg] = process.argv.slice(2)
   if (role === 'stack') {
-    const args = JSON.parse(arg!) as HostArgs
-    const host = await startHost(args)
-    const edge = await startEdge({ databaseUrl: args.databaseUrl, hostUrl: host.url })
+    // Host and edge as `popagent start` runs them: one process, the edge calling the host in it.
+    const stack = await startHost({ ...(JSON.parse(arg!) as HostArgs), withEdge: true })
     answerCommands(commands)
-    console.log(`@url ${edge.url}`)
+    console.log(`@url ${stack.url}`)
   } else if (role === 'edge') {
     const edge = await startNodeEdge({
       config: parseEdgeConfig({
