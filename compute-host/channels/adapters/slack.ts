@@ -112,6 +112,22 @@ export function createSlackAdapter(config: {
     }
     return answer
   }
+  /** One Web API method with a JSON body and the bot token, judged (as Telegram's `call`). */
+  async function call(method: string, body: object, signal: AbortSignal) {
+    const response = await channelFetch(
+      `${base}/${method}`,
+      {
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(body),
+      },
+      policy,
+      signal,
+    )
+    return judged(response, method)
+  }
 
   return {
     limits: { maxChars: 4_000, minIntervalMs: 1_000 },
@@ -171,59 +187,39 @@ export function createSlackAdapter(config: {
     },
     streamAnswers: config.settings.streamAnswers,
     async edit(message, signal) {
-      const response = await channelFetch(
-        `${base}/chat.update`,
-        {
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify({
-            channel: message.conversation,
-            ts: message.messageId,
-            text: message.text,
-          }),
-        },
-        policy,
+      await call(
+        'chat.update',
+        { channel: message.conversation, ts: message.messageId, text: message.text },
         signal,
       )
-      judged(response, 'chat.update')
     },
     async post(message, signal) {
-      const response = await channelFetch(
-        `${base}/chat.postMessage`,
+      const answer = await call(
+        'chat.postMessage',
         {
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify({
-            channel: message.conversation,
-            text: message.text,
-            ...(message.thread && { thread_ts: message.thread }),
-            ...(message.buttons && {
-              blocks: [
-                {
-                  type: 'section',
-                  text: { type: 'mrkdwn', text: message.text.slice(0, SECTION_CHARS) },
-                },
-                {
-                  type: 'actions',
-                  elements: message.buttons.map((b) => ({
-                    type: 'button',
-                    text: { type: 'plain_text', text: b.text },
-                    value: b.data,
-                    action_id: b.data,
-                  })),
-                },
-              ],
-            }),
+          channel: message.conversation,
+          text: message.text,
+          ...(message.thread && { thread_ts: message.thread }),
+          ...(message.buttons && {
+            blocks: [
+              {
+                type: 'section',
+                text: { type: 'mrkdwn', text: message.text.slice(0, SECTION_CHARS) },
+              },
+              {
+                type: 'actions',
+                elements: message.buttons.map((b) => ({
+                  type: 'button',
+                  text: { type: 'plain_text', text: b.text },
+                  value: b.data,
+                  action_id: b.data,
+                })),
+              },
+            ],
           }),
         },
-        policy,
         signal,
       )
-      const answer = judged(response, 'chat.postMessage')
       return answer.ts ? { externalId: answer.ts } : {}
     },
   }
