@@ -142,8 +142,10 @@ function ExecTriggerSwitch(props: { workspace: Workspace }) {
             const input = e.currentTarget
             const allowExecTriggerWrites = input.checked
             await action.run(() => patchWorkspace(props.workspace.id, { allowExecTriggerWrites }))
-            // A refused change leaves the switch as the server has it.
-            input.checked = props.workspace.allowExecTriggerWrites
+            // A refused change puts the switch back as the server has it. Only then: after a
+            // saved one the list is reloaded and `props.workspace` is the old row's stale value,
+            // so restoring from it flipped the switch the owner had just moved.
+            if (action.error()) input.checked = !allowExecTriggerWrites
           }}
         />
         {props.workspace.allowExecTriggerWrites ? 'allowed' : 'refused'}
