@@ -75,6 +75,34 @@ describe('live-turn marks on the embedded database', () => {
     await db().execute(sql`delete from popagent_live_turns`)
   })
 
+  test('a finished turn is saved and its mark cleared in one statement, the other mark kept', async () => {
+    const { id } = await Sessions.create(db(), {})
+    const other = await plant('another-host:3100', new Date().toISOString())
+    const mark = { sessionId: id, turnId: 'trn_saved', host: 'this-host:1' }
+    assert.equal(await claimLiveTurn(db(), { ...mark, message: userMessage('save me') }), true)
+    const saved = await saveLiveTurn(db(), {
+      sessionId: id,
+      turnId: 'trn_saved',
+      messages: [userMessage('save me'), userMessage('the reply')],
+      title: 'Save me',
+    })
+    assert.deepEqual(
+      { revision: saved?.revision, messageCount: saved?.messageCount, title: saved?.title },
+      { revision: 1, messageCount: 2, title: 'Save me' },
+    )
+    assert.equal(saved?.liveTurn, null, 'the summary shows the mark this save cleared as gone')
+    assert.deepEqual(await marks(), [{ session_id: other, host: 'another-host:3100' }])
+    const session = (await Sessions.get(db(), id))!
+    assert.deepEqual(
+      session.messages.map((m) => m.parts),
+      [userMessage('save me').parts, userMessage('the reply').parts],
+    )
+    // Saved once: the mark is gone, so the same end again saves nothing.
+    assert.equal(await saveLiveTurn(db(), { ...mark, messages: [userMessage('again')] }), undefined)
+    assert.equal((await Sessions.get(db(), id))!.messages.length, 2)
+    await db().execute(sql`delete from popagent_live_turns`)
+  })
+
   test('every mark left at start is closed, whatever host it names, with the user’s message', async () => {
     const ids = [
       await plant('this-host:0', new Date().toISOString()),

@@ -209,28 +209,67 @@ export async function appendTurn(
   messages: UiMessage[],
   suggestedTitle?: string,
 ): Promise<SessionSummary> {
+  const [row] = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      with ${appendParts(id, messages, suggestedTitle, sql``)}
+      select updated.*, ${liveTurns.turnId} as live_turn_id,
+        ${liveTurns.startedAt} as live_started_at
+      from updated left join ${liveTurns} on ${liveTurns.sessionId} = updated.id`),
+  )
+  if (!row) throw new SessionNotFound({ id })
+  return summaryOfAppended(row)
+}
+
+/**
+ * Saves a live turn's messages as `appendTurn` does and clears its mark (`turnId`), in one
+ * statement: both happen or neither, and a chat turn's end is one round trip, not a transaction's
+ * four. Answers undefined, saving nothing, when the mark is gone (runtime/sessions/live-turns.ts).
+ */
+export async function appendReleasingTurn(
+  db: Db,
+  turn: { sessionId: string; turnId: string; messages: UiMessage[]; title?: string | undefined },
+): Promise<SessionSummary | undefined> {
+  const { sessionId: id, turnId } = turn
+  // The statement's parts all see the rows as it began, so the session's mark is read as cleared
+  // (live_turn_id null) rather than joined: it is the one this statement deletes.
+  const [row] = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      with released as (
+        delete from ${liveTurns}
+        where ${liveTurns.sessionId} = ${id} and ${liveTurns.turnId} = ${turnId}
+        returning ${liveTurns.turnId}
+      ), ${appendParts(id, turn.messages, turn.title, sql` and exists (select 1 from released)`)}
+      select updated.*, null as live_turn_id, null as live_started_at
+      from released left join updated on true`),
+  )
+  if (!row) return undefined
+  if (row.id === null) throw new SessionNotFound({ id })
+  return summaryOfAppended(row)
+}
+
+/** The `updated` and `added` parts of an append: the session row's update, then its messages. */
+function appendParts(id: string, messages: UiMessage[], suggestedTitle?: string, gate = sql``) {
   const title =
     suggestedTitle === undefined
       ? sql`title`
       : sql`case when title_locked or title <> ${DEFAULT_TITLE} then title else ${suggestedTitle} end`
-  // One statement: the row's update takes its lock and numbers the new messages after the last.
-  const result = await db.execute(sql`
-    with updated as (
+  // The row's update takes its lock and numbers the new messages after the last.
+  return sql`updated as (
       update ${sessions}
       set message_count = message_count + ${messages.length}, revision = revision + 1,
         title = ${title}, updated_at = now()
-      where id = ${id}
+      where id = ${id}${gate}
       returning *
     ), added as (
       insert into ${sessionMessages} (session_id, position, message)
       select updated.id, (updated.message_count - ${messages.length} + m.ordinality - 1)::integer,
         m.value
       from updated, ${numbered(messages)}
-    )
-    select updated.*, ${liveTurns.turnId} as live_turn_id, ${liveTurns.startedAt} as live_started_at
-    from updated left join ${liveTurns} on ${liveTurns.sessionId} = updated.id`)
-  const [row] = rowsOf<Record<string, unknown>>(result)
-  if (!row) throw new SessionNotFound({ id })
+    )`
+}
+
+/** The summary an append's statement answers (the row with its live turn's two columns). */
+function summaryOfAppended(row: Record<string, unknown>): SessionSummary {
   const { live_turn_id: turnId, live_started_at: startedAt, ...session } = row
   return toSummary(toRow(session), {
     turnId: (turnId as string | null) ?? null,

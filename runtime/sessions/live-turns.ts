@@ -4,7 +4,7 @@ import { rowsOf } from '../../db/rows.ts'
 import { liveTurns, sessions } from '../../db/schema/index.ts'
 import type { SessionSummary, UiMessage } from '../contracts/sessions.ts'
 import { createId } from '../ids.ts'
-import { appendTurn } from './index.ts'
+import { appendReleasingTurn, appendTurn } from './index.ts'
 
 /**
  * The durable side of a live turn (db/schema/live-turns.ts): the row claimed when a turn starts,
@@ -55,7 +55,7 @@ export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boole
 }
 
 /**
- * Saves a finished turn's messages and clears its mark, in one transaction, so a crash leaves
+ * Saves a finished turn's messages and clears its mark, in one statement, so a crash leaves
  * either the mark (and recovery saves the user's message) or the saved turn, never both or
  * neither. Answers undefined, saving nothing, when the mark is gone: recovery closed the turn
  * elsewhere (its host was cut off from the database past the lease) and saved it already.
@@ -64,14 +64,7 @@ export async function saveLiveTurn(
   db: Db,
   turn: { sessionId: string; turnId: string; messages: UiMessage[]; title?: string | undefined },
 ): Promise<SessionSummary | undefined> {
-  return db.transaction(async (tx) => {
-    const released = await tx
-      .delete(liveTurns)
-      .where(and(eq(liveTurns.sessionId, turn.sessionId), eq(liveTurns.turnId, turn.turnId)))
-      .returning({ turnId: liveTurns.turnId })
-    if (released.length === 0) return undefined
-    return appendTurn(tx as unknown as Db, turn.sessionId, turn.messages, turn.title)
-  })
+  return appendReleasingTurn(db, turn)
 }
 
 /** Clears the mark of a turn that never started streaming (it failed to prepare): nothing saved. */
