@@ -15,7 +15,6 @@ import { spawn } from 'node:child_process'
 import { globSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { printFaultSummary } from './faults/summary.ts'
-import { createTemplateDatabase } from './support/database.ts'
 import { startThrowawayPostgres } from './support/throwaway-postgres.ts'
 
 const noBrowser = process.argv.includes('--no-browser')
@@ -28,14 +27,6 @@ if (!url) {
   const server = await startThrowawayPostgres()
   url = server.url
   stop = server.stop
-}
-
-// One migrated database the test files copy instead of migrating their own (support/database.ts).
-const template = await createTemplateDatabase(url)
-const stopServer = stop
-stop = async () => {
-  await template.drop()
-  await stopServer()
 }
 
 const FILE_TIMES = fileURLToPath(new URL('./support/file-times-reporter.ts', import.meta.url))
@@ -52,10 +43,7 @@ function runTests(files: string[], concurrency: number): Promise<number> {
       ...[`--test-reporter=${FILE_TIMES}`, '--test-reporter-destination=stdout'],
       ...files,
     ],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, TEST_DATABASE_URL: url, TEST_DATABASE_TEMPLATE: template.name },
-    },
+    { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: url } },
   )
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   process.on('SIGINT', forward)

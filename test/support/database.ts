@@ -41,17 +41,13 @@ async function admin<T>(server: string, fn: (sql: postgres.Sql) => Promise<T>): 
   }
 }
 
-export async function createDatabaseOnServer(
-  server = serverUrl(),
-  template?: string,
-): Promise<{
+export async function createDatabaseOnServer(server = serverUrl()): Promise<{
   name: string
   url: string
   drop: () => Promise<void>
 }> {
   const name = `popagent_test_${randomBytes(6).toString('hex')}`
-  const from = template ? ` template "${template}"` : ''
-  await admin(server, (sql) => sql.unsafe(`create database "${name}"${from}`))
+  await admin(server, (sql) => sql.unsafe(`create database "${name}"`))
   return {
     name,
     url: databaseUrl(name, server),
@@ -62,38 +58,12 @@ export async function createDatabaseOnServer(
   }
 }
 
-/**
- * A migrated database on the server that `npm test` makes once per run (test/run.ts) and names
- * in TEST_DATABASE_TEMPLATE: a migrated test database is a copy of it, about 0.1 s of the
- * server's CPU instead of 0.6 s to run every migration again, for some 250 databases a run.
- */
-const TEMPLATE = process.env.TEST_DATABASE_TEMPLATE
-
-/** Makes the run's template: a new database, migrated, with no connection left open to it. */
-export async function createTemplateDatabase(server: string): Promise<{
-  name: string
-  drop: () => Promise<void>
-}> {
-  const created = await createDatabaseOnServer(server)
-  const handle = openNodePostgres(created.url, { max: 1, applicationName: 'popagent-test' })
-  try {
-    await migrateDatabase(handle)
-  } catch (error) {
-    await handle.close()
-    await created.drop()
-    throw error
-  }
-  await handle.close()
-  return created
-}
-
 export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
-  const migrate = options.migrate ?? true
-  const created = await createDatabaseOnServer(serverUrl(), migrate ? TEMPLATE : undefined)
+  const created = await createDatabaseOnServer()
   const handle = openNodePostgres(created.url, { max: 10, applicationName: 'popagent-test' })
-  if (migrate && !TEMPLATE) await migrateDatabase(handle)
+  if (options.migrate ?? true) await migrateDatabase(handle)
   let dropped = false
   const drop = async () => {
     if (dropped) return

@@ -43,8 +43,7 @@ export type TestStack = {
 export async function startTestStack(
   options: { models?: ScriptedModel[]; hostEnv?: Record<string, string> } = {},
 ): Promise<TestStack> {
-  // Migrated already (a copy of the run's template): the host's own migration finds nothing to do.
-  const database = await createTestDatabase()
+  const database = await createTestDatabase({ migrate: false })
   const observability = await createDatabaseOnServer()
   const gateway = await startScriptedGateway({ ...(options.models && { models: options.models }) })
   // Its own workspace root unless the test brings one: `./workspace` would be the checkout's.
