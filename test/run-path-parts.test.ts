@@ -54,7 +54,13 @@ test('run events become one root span per run with a child per call, all ended',
   const who = { agentId: 'orchistrator', agentName: 'Orchestrator' }
   const observe = tracingObserver(tracer)
   const events: RunEvent[] = [
-    { type: 'run-start', run, model: 'remote/a', preparation: { startedAt: 0, phases: {} } },
+    {
+      type: 'run-start',
+      run,
+      model: 'remote/a',
+      request: 'read it',
+      preparation: { startedAt: 0, phases: {} },
+    },
     { type: 'tool-start', run, callId: 'c1', tool: 'read', input: {}, ...who },
     { type: 'tool-end', run, callId: 'c1', tool: 'read', error: new Error('no'), ...who },
     { type: 'delegation-start', run, callId: 'c2', prompt: 'p', ...who },

@@ -43,6 +43,9 @@ export async function sessionGoal(db: Db, sessionId: string): Promise<string | u
 const CORRECTION =
   /^\s*(no\b|nope\b|wrong\b|incorrect\b|that'?s (not|wrong|incorrect)\b|that is (not|wrong|incorrect)\b|not what i (asked|meant|wanted)\b|you (misunderstood|got it wrong)\b)/i
 
+/** Whether a message's text starts as a correction does (the cheap check before any read). */
+export const readsAsCorrection = (text: string) => CORRECTION.test(text)
+
 /**
  * A chat turn that corrects the one before it (read after the turn is saved): the earlier
  * request is the goal, the correction what came of the answer.
@@ -52,6 +55,6 @@ export async function correctionOf(
   sessionId: string,
 ): Promise<{ goal: string; correction: string } | undefined> {
   const [latest, previous] = await userMessages(db, sessionId, 2)
-  if (!latest || !previous || !CORRECTION.test(latest)) return undefined
+  if (!latest || !previous || !readsAsCorrection(latest)) return undefined
   return { goal: previous, correction: latest }
 }

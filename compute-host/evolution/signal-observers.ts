@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts'
 import type { RunEvent, RunObserver } from '../runs/run-events.ts'
 import type { ErrorClass } from '../tasks/failure-policy.ts'
 import type { TaskObserver } from '../tasks/lifecycle.ts'
-import { correctionOf, sessionGoal, taskGoal } from './goal.ts'
+import { correctionOf, readsAsCorrection, sessionGoal, taskGoal } from './goal.ts'
 
 type Deps = { db: Db; log: Logger; redact: (text: string) => string }
 
@@ -93,8 +93,14 @@ const GUARDS = {
  */
 export function runSignals(deps: Deps): RunObserver {
   const delegated = new Map<string, Map<string, string>>()
+  // Chat turns whose message reads as a correction: only their end reads the session's messages.
+  const correcting = new Set<string>()
   return async (event: RunEvent) => {
     const runId = event.run.runId
+    if (event.type === 'run-start') {
+      if (event.run.kind === 'chat' && readsAsCorrection(event.request)) correcting.add(runId)
+      return
+    }
     if (event.type === 'delegation-start') {
       const prompts = delegated.get(runId) ?? new Map<string, string>()
       prompts.set(event.agentId, event.prompt)
@@ -109,7 +115,7 @@ export function runSignals(deps: Deps): RunObserver {
         deps.log.warn('evolution run not recorded', { error }),
       )
       // The turn is saved before its run ends: its message and the one before it are there.
-      if (event.run.kind !== 'chat' || !event.run.sessionId) return
+      if (!correcting.delete(runId) || !event.run.sessionId) return
       const corrected = await correctionOf(deps.db, event.run.sessionId)
       if (!corrected) return
       return record(deps, {

@@ -222,7 +222,13 @@ export async function prepareRun(
     ]),
   )
   const supervisor = { agentId: team.supervisor.id, agentName: team.supervisor.name }
-  events.emit({ type: 'run-start', run, model: route, preparation: clock.report() })
+  events.emit({
+    type: 'run-start',
+    run,
+    model: route,
+    request: input.query,
+    preparation: clock.report(),
+  })
   void briefing.then((preflight) => {
     if (!preflight) return
     const durationMs = Math.round((performance.now() - briefStarted) * 100) / 100

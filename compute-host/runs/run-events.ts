@@ -37,6 +37,8 @@ export type RunEvent =
       type: 'run-start'
       run: RunRef
       model: string
+      /** The request's text as the run got it (redacted): a chat turn's message, a task's prompt. */
+      request: string
       /** When preparation began (epoch ms), and what each phase of it took (ms). */
       preparation: { startedAt: number; phases: Readonly<Record<string, number>> }
     }
