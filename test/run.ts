@@ -30,12 +30,15 @@ if (!url) {
 }
 
 const FILE_TIMES = fileURLToPath(new URL('./support/file-times-reporter.ts', import.meta.url))
+const RESOLVE_HOOK = new URL('./support/package-module-resolve.ts', import.meta.url).href
 
 /** One `node --test` run; its exit code. */
 function runTests(files: string[], concurrency: number): Promise<number> {
   const child = spawn(
     process.execPath,
     [
+      // Each file's process (node's test runner passes its own flags on) loads modules as the CLI.
+      `--import=${RESOLVE_HOOK}`,
       '--test',
       `--test-concurrency=${concurrency}`,
       ...['--test-reporter=spec', '--test-reporter-destination=stdout'],
