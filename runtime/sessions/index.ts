@@ -211,7 +211,7 @@ export async function appendTurn(
 ): Promise<SessionSummary> {
   const [row] = rowsOf<Record<string, unknown>>(
     await db.execute(sql`
-      with ${appendParts(id, messages, suggestedTitle, sql``)}
+      with ${appendParts(id, messages, suggestedTitle)}
       select updated.*, ${liveTurns.turnId} as live_turn_id,
         ${liveTurns.startedAt} as live_started_at
       from updated left join ${liveTurns} on ${liveTurns.sessionId} = updated.id`),

@@ -60,12 +60,7 @@ export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boole
  * neither. Answers undefined, saving nothing, when the mark is gone: recovery closed the turn
  * elsewhere (its host was cut off from the database past the lease) and saved it already.
  */
-export async function saveLiveTurn(
-  db: Db,
-  turn: { sessionId: string; turnId: string; messages: UiMessage[]; title?: string | undefined },
-): Promise<SessionSummary | undefined> {
-  return appendReleasingTurn(db, turn)
-}
+export const saveLiveTurn = appendReleasingTurn
 
 /** Clears the mark of a turn that never started streaming (it failed to prepare): nothing saved. */
 export async function releaseLiveTurn(db: Db, turn: { sessionId: string; turnId: string }) {
