@@ -182,7 +182,11 @@ const post = (url: string, body: unknown) =>
   })
 
 /** Mastra's storage calls in each side's server, as they are collected turn by turn. */
-const storageCalls = { ours: [] as StorageCall[], theirs: [] as StorageCall[] }
+const storageCalls = {
+  ours: [] as StorageCall[],
+  theirs: [] as StorageCall[],
+  team: [] as StorageCall[],
+}
 
 /** One turn of a side: its timing, and (ours) the host's preparation; the model's arrival. */
 type Turn = Timed & { arrival?: number; preparation?: Preparation }
@@ -233,14 +237,14 @@ const chat = (edge: ServerProcess, sessionId: string, text: string) =>
   })
 
 /**
- * A Mastra server's turns on `agent`: the plain agent, whose storage calls are traced for the
- * breakdown, or our supervisor as our factory builds it (`team`), for the time Mastra itself
- * takes with our agent definition.
+ * A Mastra server's turns on `agent`: the plain agent, or our supervisor as our factory builds it
+ * (`team`), for the time Mastra itself takes with our agent definition. Both servers' storage
+ * calls are traced into `calls` for the breakdown.
  */
 function mastraSide(
   server: ServerProcess,
   gateway: ServerProcess,
-  side: { name: string; agent: string; traced: boolean },
+  side: { name: string; agent: string; calls: StorageCall[] },
 ): Side {
   let next = 0
   return {
@@ -252,9 +256,7 @@ function mastraSide(
         mastraStream(server, thread, question(n), side.agent),
       )
       const arrivals = JSON.parse(await gateway.ask('arrivals')) as number[]
-      if (side.traced) {
-        storageCalls.theirs.push(...(JSON.parse(await server.ask('storage')) as StorageCall[]))
-      }
+      side.calls.push(...(JSON.parse(await server.ask('storage')) as StorageCall[]))
       return { ...t, ...(arrivals[0] !== undefined && { arrival: arrivals[0] }) }
     },
   }
@@ -516,6 +518,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       instructions: configuration.instructions,
       memorySettings: configuration.memorySettings,
       teamDatabaseUrl: app!.url,
+      traceStorage: true,
       // The same repository as our turns', so the team offers the same workspace tools.
       teamWorkspaceRoot: await realpath(join(workspaceRoot, 'popagent')),
       // Not withheld: a ready brief withholds the researcher from our supervisor for its run
@@ -525,9 +528,17 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
 
     const sides = [
       popagentSide(edge, host, gateway),
-      mastraSide(mastra, gateway, { name: 'mastra', agent: MASTRA_AGENT, traced: true }),
+      mastraSide(mastra, gateway, {
+        name: 'mastra',
+        agent: MASTRA_AGENT,
+        calls: storageCalls.theirs,
+      }),
       floorSide(gateway),
-      mastraSide(team, gateway, { name: 'mastra-team', agent: SUPERVISOR_AGENT_ID, traced: false }),
+      mastraSide(team, gateway, {
+        name: 'mastra-team',
+        agent: SUPERVISOR_AGENT_ID,
+        calls: storageCalls.team,
+      }),
     ] as const
     let n = 0
     const run = async (side: Side, count: number) => {
@@ -553,6 +564,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     const ttft: number[][] = [[], [], [], []]
     const ours: Turn[] = []
     const theirsTurns: Turn[] = []
+    const teamTurns: Turn[] = []
     for (let round = 0; round < options.rounds; round++) {
       const turns: Turn[][] = []
       for (let j = 0; j < sides.length; j++) {
@@ -566,6 +578,7 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
       }
       ours.push(...turns[0]!)
       theirsTurns.push(...turns[1]!)
+      teamTurns.push(...turns[3]!)
     }
     for (const p of Object.values(profiled)) await p.ask('profiled')
 
@@ -597,19 +610,24 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     }
     const ourBreakdowns = ours.map(ourBreakdown).filter((b) => b !== undefined)
     const firstTurn = ourBreakdown(warmTurns[0]!)
-    const theirBreakdowns: Breakdown[] = []
-    for (const t of theirsTurns) {
-      if (t.arrival === undefined) continue
-      const store = storageWithin(storageCalls.theirs, t.sent, t.arrival)
-      theirBreakdowns.push({
-        'sent → model request': t.arrival - t.sent,
-        '  of which memory storage calls in flight': store.busyMs,
-        '  storage calls (count)': store.count,
-        'model request → first text at the client': t.first - t.arrival,
-        [TOTAL]: t.first - t.sent,
+    // Mastra's servers, plain and with our team: sent → model request, their storage within.
+    const mastraBreakdowns = (turns: Turn[], calls: StorageCall[], side: string) =>
+      turns.flatMap((t): Breakdown[] => {
+        if (t.arrival === undefined) return []
+        const store = storageWithin(calls, t.sent, t.arrival)
+        storageNames[side] = store.byName
+        return [
+          {
+            'sent → model request': t.arrival - t.sent,
+            '  of which memory storage calls in flight': store.busyMs,
+            '  storage calls (count)': store.count,
+            'model request → first text at the client': t.first - t.arrival,
+            [TOTAL]: t.first - t.sent,
+          },
+        ]
       })
-      storageNames.mastra = store.byName
-    }
+    const theirBreakdowns = mastraBreakdowns(theirsTurns, storageCalls.theirs, 'mastra')
+    const teamBreakdowns = mastraBreakdowns(teamTurns, storageCalls.team, 'mastra-team')
 
     // The same definition: the tools of one more turn of each, by name.
     const toolsOf = async (side: Side) => {
@@ -672,6 +690,9 @@ export async function benchTurnLatency({ quick }: BenchMode): Promise<BenchResul
     )
     for (const line of breakdownTable('popagent', ourBreakdowns)) console.log(line)
     for (const line of breakdownTable('Mastra server', theirBreakdowns)) console.log(line)
+    for (const line of breakdownTable('Mastra server with our team', teamBreakdowns)) {
+      console.log(line)
+    }
     if (firstTurn) {
       const parts = Object.entries(firstTurn)
         .filter(([key, ms]) => !key.includes('count') && ms >= 1)
