@@ -2,7 +2,8 @@
  * The live-turn registry's marks on the embedded database (PGlite), where `popagent start` keeps
  * them: every mark left at start is an orphan (only one process opens the database); a mark not
  * renewed for a lease is closed by any host's sweep, never one this host still runs; a turn whose
- * mark is gone is stopped at the next heartbeat, and its end saves nothing.
+ * mark is gone is stopped at the next heartbeat, and its end saves nothing; a claim that names the
+ * vault its message was redacted with is refused when the vault moved on.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -73,6 +74,45 @@ describe('live-turn marks on the embedded database', () => {
     assert.equal(await claim({}), false)
     assert.deepEqual(await marks(), [{ session_id: id, host: 'this-host:1' }])
     await db().execute(sql`delete from popagent_live_turns`)
+  })
+
+  test('a claim that names the vault it redacted with is refused once the vault moved on', async () => {
+    // The chat driver redacts the message with the secrets this host knows and claims without
+    // reading the vault first: the claim itself must refuse when another host stored, rotated or
+    // deleted a secret since, so the mark never keeps a message redacted with a stale vault.
+    const { id } = await Sessions.create(db(), {})
+    const claim = (vaultKnown: ReadonlyMap<string, number>) =>
+      claimLiveTurn(db(), {
+        sessionId: id,
+        turnId: 'trn_vault',
+        host: 'this-host:1',
+        message: userMessage('mine is sk-live-1'),
+        vaultKnown,
+      })
+    const store = (secretId: string, version: number) =>
+      db().execute(sql`insert into popagent_secrets
+        (id, name, version, key_id, nonce, ciphertext, fingerprint)
+        values (${secretId}, ${secretId}, ${version}, 'k1', 'n', 'c', 'f')
+        on conflict (id) do update set version = excluded.version`)
+    try {
+      await store('sec_a', 1)
+      assert.equal(await claim(new Map()), false, 'a secret stored elsewhere is not known here')
+      await store('sec_b', 1)
+      assert.equal(await claim(new Map([['sec_a', 1]])), false, 'one of two is not enough')
+      await store('sec_a', 2)
+      const current = new Map([
+        ['sec_b', 1],
+        ['sec_a', 2],
+      ])
+      assert.equal(await claim(new Map([...current, ['sec_a', 1]])), false, 'rotated since')
+      assert.equal(await claim(new Map([...current, ['sec_c', 1]])), false, 'deleted since')
+      assert.deepEqual(await marks(), [])
+      assert.equal(await claim(current), true, 'the same secrets in any order claim')
+      assert.deepEqual(await marks(), [{ session_id: id, host: 'this-host:1' }])
+    } finally {
+      await db().execute(sql`delete from popagent_live_turns`)
+      await db().execute(sql`delete from popagent_secrets`)
+    }
   })
 
   test('a finished turn is saved and its mark cleared in one statement, the other mark kept', async () => {

@@ -10,6 +10,7 @@ import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/liv
 import type { ConfigSnapshot } from '../config-cache.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
 import type { ClaimedTurn, LiveTurns, StopReason } from './live-turns.ts'
+import { claimRedacted } from './claim-redacted.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
@@ -44,12 +45,6 @@ export async function startChatTurn(
   const { db } = deps
   const startedAt = Date.now()
   const turnId = createId('turn')
-  // Chat ingress: a known secret the user pasted is redacted before hooks, title, brief or model
-  // read the message, and before it is saved (the claim keeps it). The vault first catches up
-  // with secrets another host stored since, which this turn must redact too.
-  const redacted = Promise.resolve(deps.syncSecrets?.()).then(() =>
-    redactChunk(given.message, deps.redactor),
-  )
   // The turn's first reads and its claim go out together: the claim checks the session in its
   // own statement (open, of this workspace), so its wait for the disk overlaps the reads. One
   // read of the configuration's version serves the whole turn: its hooks, settings and agents.
@@ -57,9 +52,12 @@ export async function startChatTurn(
   const [read, snapshot, claim] = await Promise.allSettled([
     Sessions.getSummary(db, given.sessionId),
     deps.config.snapshot(),
-    redacted.then((message) =>
-      live.claim({ sessionId: given.sessionId, workspaceId: given.workspaceId, turnId, message }),
-    ),
+    claimRedacted(deps, live, {
+      sessionId: given.sessionId,
+      workspaceId: given.workspaceId,
+      turnId,
+      message: given.message,
+    }),
   ])
   let claimed: ClaimedTurn
   let request: ChatRequest
@@ -75,12 +73,12 @@ export async function startChatTurn(
       throw new WorkspaceMismatch({ sessionId: session.id, workspaceId: given.workspaceId })
     }
     if (claim.status === 'rejected') throw claim.reason
-    claimed = claim.value
+    claimed = claim.value.claimed
     if (snapshot.status === 'rejected') throw snapshot.reason
     config = snapshot.value
-    request = { ...given, message: await redacted }
+    request = { ...given, message: claim.value.message }
   } catch (error) {
-    if (claim.status === 'fulfilled') await claim.value.release()
+    if (claim.status === 'fulfilled') await claim.value.claimed.release()
     throw error
   }
   try {

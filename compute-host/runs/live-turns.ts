@@ -131,6 +131,7 @@ export function createLiveTurns(deps: {
       turnId: string
       message: UiMessage
       workspaceId?: string
+      vaultKnown?: ReadonlyMap<string, number>
     }) {
       if (closing) throw new HostStopping()
       if (turns.has(turn.sessionId) || !(await claimLiveTurn(db, { ...turn, host }))) {

@@ -6,6 +6,7 @@ import type { ConfigCache, ConfigSnapshot } from '../config-cache.ts'
 import type { Logger } from '../log.ts'
 import type { ThreadMemory } from '../memory/thread-memory.ts'
 import type { Recall } from '../recall/recall.ts'
+import type { Vault } from '../secrets/vault.ts'
 import type { BlobCipher } from '../undo/blob-cipher.ts'
 import { recallEvent } from '../recall/recall-event.ts'
 import { createRunBudget, limitsFrom, type BudgetUsed, type RunBudget } from './budget.ts'
@@ -46,10 +47,10 @@ export type RunDeps = {
   /** Asks the owner when a PreToolUse hook answers `ask`; without it such a call is refused. */
   approvals?: Approvals
   /**
-   * Catches up with secrets other hosts stored since (the vault's versions, one query), so this
-   * run redacts them too. A chat turn runs it beside its first reads, before it reads the message.
+   * The vault, for a chat turn to redact with what other hosts stored since: its claim checks the
+   * vault's versions in its own statement and catches up when they moved (chat-turn.ts).
    */
-  syncSecrets?: () => Promise<void>
+  vault?: Pick<Vault, 'sync' | 'known'>
   /** Encrypts what per-turn undo keeps of the repository's files; without it undo keeps none. */
   turnBlobs?: BlobCipher
   /** The price table for the cost cap; without it no model is priced (tokens count, cost not). */

@@ -37,7 +37,7 @@ export function runDeps(
     ...($.recall && { recall: $.recall }),
     ...($.hooks && { hooks: $.hooks }),
     ...($.approvals && { approvals: $.approvals }),
-    ...(vault && { syncSecrets: () => vault.sync() }),
+    ...(vault && { vault }),
     ...($.turnBlobs && { turnBlobs: $.turnBlobs }),
     ...(observability && { prices: () => observability.prices.current() }),
   }

@@ -32,6 +32,12 @@ export type Vault = {
    * before every turn, task attempt and hook test.
    */
   sync(): Promise<void>
+  /**
+   * The secrets this host redacts, id → version, as of its last sync or write; undefined when the
+   * vault is off (it has no key, so it never catches up). A write that keeps redacted text can
+   * check these in its own statement instead of syncing first (the chat turn's claim).
+   */
+  known(): ReadonlyMap<string, number> | undefined
 }
 
 export async function openVault(options: {
@@ -100,6 +106,7 @@ export async function openVault(options: {
         known.set(id, version)
       }
     },
+    known: () => (keyring ? new Map(known) : undefined),
     async reveal(id) {
       return Secrets.reveal(need(), await Secrets.rowOf(db, id))
     },

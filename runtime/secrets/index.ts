@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne } from '../../db/drizzle-orm.ts'
+import { and, asc, eq, inArray, ne, sql, type SQL } from '../../db/drizzle-orm.ts'
 import type { Db } from '../../db/index.ts'
 import { hooks, secretBindings, secrets } from '../../db/schema/index.ts'
 import type { CreateSecretInput, SecretBindingsInput, SecretView } from '../contracts/secrets.ts'
@@ -228,4 +228,14 @@ export async function hookEnvRows(
 export async function versions(db: Db): Promise<Map<string, number>> {
   const rows = await db.select({ id: secrets.id, version: secrets.version }).from(secrets)
   return new Map(rows.map((r) => [r.id, r.version]))
+}
+
+/**
+ * A condition that holds when the stored secrets are exactly `known` (id → version), for a write
+ * that must not happen with a redactor behind the vault: the write checks it in its own statement
+ * instead of the vault's versions being read first. JSONB equality ignores key order.
+ */
+export function versionsAre(known: ReadonlyMap<string, number>): SQL {
+  const stored = sql`(select coalesce(jsonb_object_agg(${secrets.id}, ${secrets.version}), '{}'::jsonb) from ${secrets})`
+  return sql`${stored} = ${JSON.stringify(Object.fromEntries(known))}::jsonb`
 }

@@ -5,6 +5,7 @@ import { liveTurns, sessions } from '../../db/schema/index.ts'
 import type { SessionSummary, UiMessage } from '../contracts/sessions.ts'
 import { createId } from '../ids.ts'
 import { appendReleasingTurn, appendTurn } from './index.ts'
+import { versionsAre } from '../secrets/index.ts'
 
 /**
  * The durable side of a live turn (db/schema/live-turns.ts): the row claimed when a turn starts,
@@ -23,13 +24,20 @@ export type LiveTurnClaim = {
   message: UiMessage
   /** When given, the session must belong to this workspace, or nothing is claimed. */
   workspaceId?: string
+  /**
+   * The vault's secrets as the host that redacted `message` knows them (id → version). When
+   * given, nothing is claimed unless the stored secrets are exactly these: a secret another host
+   * stored since could be in the message unredacted, and the mark keeps the message.
+   */
+  vaultKnown?: ReadonlyMap<string, number>
 }
 
 /**
  * Claims the session for a new turn; false when a turn already runs in it (on any host), or when
  * the session is not there to claim: missing, archived, or of another workspace than the one
- * given. The session is checked in the claim's own statement, so the chat driver can send it
- * beside its read of the session (the turn's first reads and its claim travel together) and
+ * given, or (with `vaultKnown`) when the vault holds other secrets than those the message was
+ * redacted with. The session is checked in the claim's own statement, so the chat driver can send
+ * it beside its read of the session (the turn's first reads and its claim travel together) and
  * never leaves a mark on a session it then refuses.
  *
  * Unlike the browser call record (runtime/browser/sessions.ts), the claim keeps waiting for the
@@ -44,11 +52,12 @@ export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boole
     claim.workspaceId === undefined
       ? sql``
       : sql` and ${sessions.workspaceId} = ${claim.workspaceId}`
+  const vaultCurrent = claim.vaultKnown ? sql` and ${versionsAre(claim.vaultKnown)}` : sql``
   const rows = await db.execute(sql`
     insert into ${liveTurns} (session_id, turn_id, host, message)
     select ${sessions.id}, ${claim.turnId}, ${claim.host}, ${JSON.stringify(claim.message)}::jsonb
     from ${sessions}
-    where ${sessions.id} = ${claim.sessionId} and ${sessions.archivedAt} is null${ofWorkspace}
+    where ${sessions.id} = ${claim.sessionId} and ${sessions.archivedAt} is null${ofWorkspace}${vaultCurrent}
     on conflict (session_id) do nothing
     returning turn_id`)
   return rowsOf(rows).length === 1
