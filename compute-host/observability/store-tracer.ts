@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
+import { randomHex } from '../../runtime/ids.ts'
 import { EntityType, SpanType } from '@mastra/core/observability'
 import type { ExportQueue } from './export-queue.ts'
 import { spanPayload } from './span-payload.ts'
@@ -49,7 +50,7 @@ export function createStoreTracer(options: {
     attributes: SpanAttributes,
     detail: SpanDetail,
   ): Span {
-    const spanId = randomBytes(8).toString('hex')
+    const spanId = randomHex(8)
     const startedAt = new Date(detail.startedAt ?? Date.now())
     const kind = detail.kind ?? (parentSpanId ? 'generic' : 'run')
     const input = spanPayload(detail.input, redact)
@@ -75,7 +76,7 @@ export function createStoreTracer(options: {
   return {
     startSpan(name, { traceId, ...attributes } = {}, detail = {}) {
       const context: TraceContext = {
-        traceId: traceId ?? randomBytes(16).toString('hex'),
+        traceId: traceId ?? randomHex(16),
         ...stringField('sessionId', attributes.sessionId),
         ...stringField('runId', attributes.runId),
         ...stringField('requestId', attributes.requestId),

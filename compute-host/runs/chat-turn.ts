@@ -1,9 +1,8 @@
 import { toAISdkStream } from '@mastra/ai-sdk'
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
-import { randomBytes } from 'node:crypto'
 import type { AssistantMetadata, ChatRequest } from '../../runtime/contracts/chat.ts'
 import type { SessionSummary, UiMessage } from '../../runtime/contracts/sessions.ts'
-import { createId } from '../../runtime/ids.ts'
+import { createId, randomHex } from '../../runtime/ids.ts'
 import * as Sessions from '../../runtime/sessions/index.ts'
 import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/errors.ts'
 import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/live-turns.ts'
@@ -116,7 +115,7 @@ async function runTurn(
 ): Promise<ReadableStream<UIMessageChunk>> {
   const { db } = deps
   const { request, session, config, turnId, startedAt, requestId, signal } = turn
-  const traceId = randomBytes(16).toString('hex')
+  const traceId = randomHex(16)
   // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
   deps = { ...deps, log: deps.log.child({ traceId }) }
   const hookContext = deps.hooks
