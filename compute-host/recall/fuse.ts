@@ -43,9 +43,10 @@ export function fuse(
   let used = 0
   for (const c of scored) {
     if (chosen.length >= (options.maxItems ?? MAX_ITEMS)) break
-    const norm = c.content.replace(/\s+/g, ' ').trim().toLowerCase()
+    const collapsed = c.content.replace(/\s+/g, ' ').trim()
+    const norm = collapsed.toLowerCase()
     if (seen.has(norm)) continue
-    const text = bounded(c.content.replace(/\s+/g, ' ').trim())
+    const text = bounded(collapsed)
     const tokens = estimateTokens(text)
     if (used + tokens > options.budgetTokens) continue
     seen.add(norm)
