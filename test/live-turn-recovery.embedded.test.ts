@@ -50,9 +50,9 @@ describe('live-turn marks on the embedded database', () => {
       },
     })
 
-  test('a mark is claimed only on an open session of the workspace given, and only once', async () => {
-    // The chat driver sends the claim beside its read of the session, so the claim itself must
-    // refuse a session the driver is about to refuse, leaving no mark behind.
+  test('a mark is claimed only on an open session of the workspace given, and only once; the claim says what it found', async () => {
+    // The chat driver reads the session through its claim, so the claim itself must refuse a
+    // session the driver then refuses, leaving no mark behind, and say why.
     const { id } = await Sessions.create(db(), {})
     const { workspaceId } = (await Sessions.getSummary(db(), id))!
     const claim = (over: { sessionId?: string; workspaceId?: string }) =>
@@ -64,14 +64,21 @@ describe('live-turn marks on the embedded database', () => {
         message: userMessage('hello'),
         ...over,
       })
-    assert.equal(await claim({ workspaceId: 'wsp_another' }), false)
-    assert.equal(await claim({ sessionId: 'ses_01JD0000000000000000000000' }), false)
+    const open = { workspaceId, archived: false, messageCount: 0 }
+    assert.deepEqual(await claim({ workspaceId: 'wsp_another' }), { claimed: false, session: open })
+    assert.deepEqual(await claim({ sessionId: 'ses_01JD0000000000000000000000' }), {
+      claimed: false,
+      session: undefined,
+    })
     const { id: archived } = await Sessions.create(db(), {})
     await db().execute(sql`update popagent_sessions set archived_at = now() where id = ${archived}`)
-    assert.equal(await claim({ sessionId: archived }), false)
+    assert.deepEqual(await claim({ sessionId: archived }), {
+      claimed: false,
+      session: { ...open, archived: true },
+    })
     assert.deepEqual(await marks(), [])
-    assert.equal(await claim({}), true)
-    assert.equal(await claim({}), false)
+    assert.deepEqual(await claim({}), { claimed: true, session: open })
+    assert.deepEqual(await claim({}), { claimed: false, session: open })
     assert.deepEqual(await marks(), [{ session_id: id, host: 'this-host:1' }])
     await db().execute(sql`delete from popagent_live_turns`)
   })
@@ -88,7 +95,7 @@ describe('live-turn marks on the embedded database', () => {
         host: 'this-host:1',
         message: userMessage('mine is sk-live-1'),
         vaultKnown,
-      })
+      }).then((c) => c.claimed)
     const store = (secretId: string, version: number) =>
       db().execute(sql`insert into popagent_secrets
         (id, name, version, key_id, nonce, ciphertext, fingerprint)
@@ -119,7 +126,10 @@ describe('live-turn marks on the embedded database', () => {
     const { id } = await Sessions.create(db(), {})
     const other = await plant('another-host:3100', new Date().toISOString())
     const mark = { sessionId: id, turnId: 'trn_saved', host: 'this-host:1' }
-    assert.equal(await claimLiveTurn(db(), { ...mark, message: userMessage('save me') }), true)
+    assert.equal(
+      (await claimLiveTurn(db(), { ...mark, message: userMessage('save me') })).claimed,
+      true,
+    )
     const saved = await saveLiveTurn(db(), {
       sessionId: id,
       turnId: 'trn_saved',

@@ -3,12 +3,10 @@ import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
 import type { AssistantMetadata, ChatRequest } from '../../runtime/contracts/chat.ts'
 import type { SessionSummary, UiMessage } from '../../runtime/contracts/sessions.ts'
 import { createId, randomHex } from '../../runtime/ids.ts'
-import * as Sessions from '../../runtime/sessions/index.ts'
-import { SessionArchived, WorkspaceMismatch } from '../../runtime/sessions/errors.ts'
 import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/live-turns.ts'
 import type { ConfigSnapshot } from '../config-cache.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
-import type { ClaimedTurn, LiveTurns, StopReason } from './live-turns.ts'
+import type { LiveTurns, StopReason } from './live-turns.ts'
 import { claimRedacted } from './claim-redacted.ts'
 import { prepareRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
@@ -41,15 +39,13 @@ export async function startChatTurn(
   live: Pick<LiveTurns, 'claim'>,
   requestId?: string,
 ): Promise<ReadableStream<Uint8Array>> {
-  const { db } = deps
   const startedAt = Date.now()
   const turnId = createId('turn')
-  // The turn's first reads and its claim go out together: the claim checks the session in its
-  // own statement (open, of this workspace), so its wait for the disk overlaps the reads. One
-  // read of the configuration's version serves the whole turn: its hooks, settings and agents.
-  // Settled, not Promise.all: a claim made must be released when another read failed.
-  const [read, snapshot, claim] = await Promise.allSettled([
-    Sessions.getSummary(db, given.sessionId),
+  // The turn starts with two statements at once: the claim, which reads and checks the session
+  // in its own statement (there, open, of this workspace), and the configuration's version, one
+  // read of which serves the whole turn: its hooks, settings and agents. Settled, not
+  // Promise.all: a claim made must be released when the other read failed.
+  const [snapshot, claim] = await Promise.allSettled([
     deps.config.snapshot(),
     claimRedacted(deps, live, {
       sessionId: given.sessionId,
@@ -58,27 +54,18 @@ export async function startChatTurn(
       message: given.message,
     }),
   ])
-  let claimed: ClaimedTurn
-  let request: ChatRequest
-  let session: SessionSummary
-  let config: ConfigSnapshot
-  try {
-    if (read.status === 'rejected') throw read.reason
-    // The session's own refusals come before TURN_IN_PROGRESS, as when they were checked first.
-    if (!read.value) throw new Sessions.SessionNotFound({ id: given.sessionId })
-    session = read.value
-    if (session.archivedAt) throw new SessionArchived({ id: session.id })
-    if (session.workspaceId !== given.workspaceId) {
-      throw new WorkspaceMismatch({ sessionId: session.id, workspaceId: given.workspaceId })
-    }
-    if (claim.status === 'rejected') throw claim.reason
-    claimed = claim.value.claimed
-    if (snapshot.status === 'rejected') throw snapshot.reason
-    config = snapshot.value
-    request = { ...given, message: claim.value.message }
-  } catch (error) {
-    if (claim.status === 'fulfilled') await claim.value.claimed.release()
-    throw error
+  if (claim.status === 'rejected') throw claim.reason
+  const { claimed } = claim.value
+  if (snapshot.status === 'rejected') {
+    await claimed.release()
+    throw snapshot.reason
+  }
+  const config = snapshot.value
+  const request: ChatRequest = { ...given, message: claim.value.message }
+  const session: TurnSession = {
+    id: given.sessionId,
+    workspaceId: claimed.session.workspaceId,
+    messageCount: claimed.session.messageCount,
   }
   try {
     // Claimed first, then checked: a build-maintenance attempt starting now sees this turn.
@@ -100,12 +87,15 @@ export async function startChatTurn(
   }
 }
 
+/** What a turn knows of its session, as its claim found it. */
+type TurnSession = Pick<SessionSummary, 'id' | 'workspaceId' | 'messageCount'>
+
 /** The turn itself, once its session is claimed: its UI-message stream, redacted. */
 async function runTurn(
   deps: RunDeps,
   turn: {
     request: ChatRequest
-    session: SessionSummary
+    session: TurnSession
     config: ConfigSnapshot
     turnId: string
     startedAt: number

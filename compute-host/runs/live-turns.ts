@@ -1,12 +1,19 @@
 import type { UIMessageChunk } from 'ai'
 import type { Db } from '../../db/index.ts'
 import type { UiMessage } from '../../runtime/contracts/sessions.ts'
-import { HostStopping, TurnInProgress } from '../../runtime/sessions/errors.ts'
+import {
+  HostStopping,
+  SessionArchived,
+  SessionNotFound,
+  TurnInProgress,
+  WorkspaceMismatch,
+} from '../../runtime/sessions/errors.ts'
 import {
   beatLiveTurns,
   claimLiveTurn,
   recoverLiveTurns,
   releaseLiveTurn,
+  type ClaimedSession,
 } from '../../runtime/sessions/live-turns.ts'
 import type { Logger } from '../log.ts'
 import type { KeptChunkLimits } from './kept-chunks.ts'
@@ -27,6 +34,8 @@ type LiveTurn = {
 
 /** What the chat driver holds of a turn it claimed. */
 export type ClaimedTurn = {
+  /** The session as the claim found it (open, of the workspace the claim named). */
+  session: ClaimedSession
   /** The run's signal: aborted only by a stop, the host stopping, or the turn's mark lost. */
   signal: AbortSignal
   /**
@@ -121,10 +130,11 @@ export function createLiveTurns(deps: {
     },
 
     /**
-     * Claims `sessionId` for a new turn: TURN_IN_PROGRESS (409) when one runs there already, on
-     * this host or another, or when the session is not open (or not `workspaceId`'s, when
-     * given): the caller, which reads the session beside the claim, says which. `message` is the
-     * user's, kept with the mark until the turn is saved.
+     * Claims `sessionId` for a new turn, in one statement that also reads the session: the
+     * session's refusals first (missing, archived, not `workspaceId`'s when given), then
+     * TURN_IN_PROGRESS (409) when a turn runs there already, on this host or another, or when
+     * the claim was refused otherwise (`vaultKnown` out of date: claim-redacted.ts). `message` is
+     * the user's, kept with the mark until the turn is saved.
      */
     async claim(turn: {
       sessionId: string
@@ -134,9 +144,16 @@ export function createLiveTurns(deps: {
       vaultKnown?: ReadonlyMap<string, number>
     }) {
       if (closing) throw new HostStopping()
-      if (turns.has(turn.sessionId) || !(await claimLiveTurn(db, { ...turn, host }))) {
-        throw new TurnInProgress({ sessionId: turn.sessionId })
+      const refused = new TurnInProgress({ sessionId: turn.sessionId })
+      if (turns.has(turn.sessionId)) throw refused
+      const { claimed: made, session } = await claimLiveTurn(db, { ...turn, host })
+      // The session's own refusals come before a running turn's.
+      if (!session) throw new SessionNotFound({ id: turn.sessionId })
+      if (session.archived) throw new SessionArchived({ id: turn.sessionId })
+      if (turn.workspaceId !== undefined && session.workspaceId !== turn.workspaceId) {
+        throw new WorkspaceMismatch({ sessionId: turn.sessionId, workspaceId: turn.workspaceId })
       }
+      if (!made) throw refused
       let settle!: () => void
       const live: LiveTurn = {
         ...turn,
@@ -151,6 +168,7 @@ export function createLiveTurns(deps: {
         settle()
       }
       const claimed: ClaimedTurn = {
+        session,
         signal: live.controller.signal,
         publish(stream) {
           const answer = live.stream.join(0)

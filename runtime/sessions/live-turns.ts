@@ -32,13 +32,18 @@ export type LiveTurnClaim = {
   vaultKnown?: ReadonlyMap<string, number>
 }
 
+/** The session as a claim found it; undefined when there is no such session. */
+export type ClaimedSession = { workspaceId: string; archived: boolean; messageCount: number }
+
+export type LiveTurnClaimed = { claimed: boolean; session: ClaimedSession | undefined }
+
 /**
- * Claims the session for a new turn; false when a turn already runs in it (on any host), or when
- * the session is not there to claim: missing, archived, or of another workspace than the one
- * given, or (with `vaultKnown`) when the vault holds other secrets than those the message was
- * redacted with. The session is checked in the claim's own statement, so the chat driver can send
- * it beside its read of the session (the turn's first reads and its claim travel together) and
- * never leaves a mark on a session it then refuses.
+ * Claims the session for a new turn, and answers the session as the claim found it. Not claimed
+ * when a turn already runs in it (on any host), or when the session is not there to claim:
+ * missing, archived, or of another workspace than the one given, or (with `vaultKnown`) when the
+ * vault holds other secrets than those the message was redacted with. The session is checked and
+ * read in the claim's own statement, so the chat driver's turn starts with this one round trip
+ * (beside its configuration's version) and never leaves a mark on a session it then refuses.
  *
  * Unlike the browser call record (runtime/browser/sessions.ts), the claim keeps waiting for the
  * WAL flush (1–3 ms before the model call on a busy disk): committed without it, a PostgreSQL
@@ -47,20 +52,43 @@ export type LiveTurnClaim = {
  * nothing (saveLiveTurn) — the user's message and the answer lost, the one outcome the mark
  * exists to rule out — and the session would take a second turn meanwhile.
  */
-export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<boolean> {
+export async function claimLiveTurn(db: Db, claim: LiveTurnClaim): Promise<LiveTurnClaimed> {
   const ofWorkspace =
-    claim.workspaceId === undefined
-      ? sql``
-      : sql` and ${sessions.workspaceId} = ${claim.workspaceId}`
+    claim.workspaceId === undefined ? sql`` : sql` and s.workspace_id = ${claim.workspaceId}`
   const vaultCurrent = claim.vaultKnown ? sql` and ${versionsAre(claim.vaultKnown)}` : sql``
-  const rows = await db.execute(sql`
-    insert into ${liveTurns} (session_id, turn_id, host, message)
-    select ${sessions.id}, ${claim.turnId}, ${claim.host}, ${JSON.stringify(claim.message)}::jsonb
-    from ${sessions}
-    where ${sessions.id} = ${claim.sessionId} and ${sessions.archivedAt} is null${ofWorkspace}${vaultCurrent}
-    on conflict (session_id) do nothing
-    returning turn_id`)
-  return rowsOf(rows).length === 1
+  // The session as the claim found it comes back whether or not the claim was made, so the
+  // driver says why it refused without a read of its own.
+  const rows = rowsOf<{
+    workspace_id: string
+    archived: boolean
+    message_count: number
+    claimed: boolean
+  }>(
+    await db.execute(sql`
+      with s as (
+        select ${sessions.id} as id, ${sessions.workspaceId} as workspace_id,
+          ${sessions.archivedAt} is not null as archived, ${sessions.messageCount} as message_count
+        from ${sessions} where ${sessions.id} = ${claim.sessionId}
+      ), claimed as (
+        insert into ${liveTurns} (session_id, turn_id, host, message)
+        select s.id, ${claim.turnId}, ${claim.host}, ${JSON.stringify(claim.message)}::jsonb
+        from s where not s.archived${ofWorkspace}${vaultCurrent}
+        on conflict (session_id) do nothing
+        returning turn_id
+      )
+      select s.workspace_id, s.archived, s.message_count, exists (select 1 from claimed) as claimed
+      from s`),
+  )
+  const [row] = rows
+  if (!row) return { claimed: false, session: undefined }
+  return {
+    claimed: row.claimed,
+    session: {
+      workspaceId: row.workspace_id,
+      archived: row.archived,
+      messageCount: Number(row.message_count),
+    },
+  }
 }
 
 /**
