@@ -144,8 +144,8 @@ export function createLiveTurns(deps: {
       vaultKnown?: ReadonlyMap<string, number>
     }) {
       if (closing) throw new HostStopping()
-      const refused = new TurnInProgress({ sessionId: turn.sessionId })
-      if (turns.has(turn.sessionId)) throw refused
+      const refused = () => new TurnInProgress({ sessionId: turn.sessionId })
+      if (turns.has(turn.sessionId)) throw refused()
       const { claimed: made, session } = await claimLiveTurn(db, { ...turn, host })
       // The session's own refusals come before a running turn's.
       if (!session) throw new SessionNotFound({ id: turn.sessionId })
@@ -153,7 +153,7 @@ export function createLiveTurns(deps: {
       if (turn.workspaceId !== undefined && session.workspaceId !== turn.workspaceId) {
         throw new WorkspaceMismatch({ sessionId: turn.sessionId, workspaceId: turn.workspaceId })
       }
-      if (!made) throw refused
+      if (!made) throw refused()
       let settle!: () => void
       const live: LiveTurn = {
         ...turn,

@@ -15,7 +15,7 @@ import type { TaskExecutor } from '../tasks/runner.ts'
  * vault is off and every write is a 503 that says so.
  *
  * Other hosts on the same database catch up before their next turn, task attempt or hook test
- * (`sync`, docs/hooks-and-secrets.md).
+ * (`sync`, or for a chat turn its claim's check of `known`: docs/hooks-and-secrets.md).
  */
 export type Vault = {
   readonly available: boolean
@@ -29,7 +29,8 @@ export type Vault = {
   /**
    * Catches up with writes another host made to the same database: new or rotated secrets join
    * the redactor, deleted ones leave it. One small query when nothing changed; the host calls it
-   * before every turn, task attempt and hook test.
+   * before every task attempt and hook test, and a chat turn when its claim finds the vault moved
+   * on (compute-host/runs/claim-redacted.ts).
    */
   sync(): Promise<void>
   /**
