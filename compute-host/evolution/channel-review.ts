@@ -27,7 +27,7 @@ const RATIONALE_CHARS = 500
 
 /** Approves or rejects a held proposal as the owner; `by` names who (`owner-web`, a channel sender). */
 export async function decideProposal(
-  deps: { db: Db; vault: { sync(): Promise<void> }; redact: (text: string) => string },
+  deps: { db: Db; vault: { sync(): Promise<unknown> }; redact: (text: string) => string },
   id: string,
   decision: 'approve' | 'reject',
   by: string,

@@ -33,11 +33,8 @@ export async function claimRedacted(
       return { claimed, message }
     } catch (error) {
       if (!known || !(error instanceof TurnInProgress)) throw error
-      await vault!.sync()
-      if (sameVersions(known, vault!.known())) throw error
+      // Caught up with nothing new: the vault does not explain the refusal.
+      if (!(await vault!.sync())) throw error
     }
   }
 }
-
-const sameVersions = (a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number> | undefined) =>
-  b !== undefined && a.size === b.size && [...a].every(([id, version]) => b.get(id) === version)

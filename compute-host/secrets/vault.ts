@@ -30,9 +30,9 @@ export type Vault = {
    * Catches up with writes another host made to the same database: new or rotated secrets join
    * the redactor, deleted ones leave it. One small query when nothing changed; the host calls it
    * before every task attempt and hook test, and a chat turn when its claim finds the vault moved
-   * on (compute-host/runs/claim-redacted.ts).
+   * on (compute-host/runs/claim-redacted.ts). Answers whether it changed anything.
    */
-  sync(): Promise<void>
+  sync(): Promise<boolean>
   /**
    * The secrets this host redacts, id → version, as of its last sync or write; undefined when the
    * vault is off (it has no key, so it never catches up). A write that keeps redacted text can
@@ -89,10 +89,12 @@ export async function openVault(options: {
       redactor.remove(id)
     },
     async sync() {
-      if (!keyring) return
+      if (!keyring) return false
       const now = await Secrets.versions(db)
+      let changed = false
       for (const [id] of known) {
         if (!now.has(id)) {
+          changed = true
           known.delete(id)
           previous.delete(id)
           redactor.remove(id)
@@ -100,12 +102,14 @@ export async function openVault(options: {
       }
       for (const [id, version] of now) {
         if (known.get(id) === version) continue
+        changed = true
         const value = await Secrets.reveal(keyring, await Secrets.rowOf(db, id))
         const old = previous.get(id) ?? []
         redactor.set(id, [value, ...old])
         previous.set(id, [...old, value])
         known.set(id, version)
       }
+      return changed
     },
     known: () => (keyring ? new Map(known) : undefined),
     async reveal(id) {
