@@ -71,8 +71,11 @@ const SCRIPT = new URL('./turn-latency-servers.ts', import.meta.url).pathname
 const LAST_WORD = REPLY.at(-1)!.trim()
 /** The first text delta: a `text-delta` chunk (ours and Mastra's), non-empty `content` (OpenAI's). */
 const FIRST_TEXT = /"type":"text-delta"|"content":"[^"]/
-/** The preparation's phases as the host names them today; others it reports are shown too. */
-const PHASES = ['driver', 'settings', 'workspace', 'agents']
+/**
+ * The preparation's phases as the host names them today (a chat turn's `claim`: its wait for the
+ * claim and prompt hooks past its own preparation); others it reports are shown too.
+ */
+const PHASES = ['driver', 'settings', 'workspace', 'agents', 'claim']
 
 // The generated repository: packages × features × files, each file a few exports.
 const WORDS = [

@@ -40,6 +40,8 @@ describe('hooks in real turns', { skip: SKIP }, () => {
   let repo: string
   let workspaceId: string
   let api: Client['api']
+  /** The session of every run reported started (the run is prepared beside the claim). */
+  const runsStarted: string[] = []
   const edit = { path: 'src/a.ts', old_string: 'answer = 1', new_string: 'answer = 42' }
   const ORIGINAL = 'export const answer = 1\n'
 
@@ -58,6 +60,9 @@ describe('hooks in real turns', { skip: SKIP }, () => {
     })
     url = await stack.listen()
     api = typedClient(stack.edge()).api
+    stack.host.resources.observers.addRunObserver((event) => {
+      if (event.type === 'run-start') runsStarted.push(event.run.sessionId ?? '')
+    })
     await markRoles(stack, ['orchistrator', 'researcher', 'implementer'])
     workspaceId = await createWorkspace(stack.edge(), 'proj')
     // The supervisor delegates once; the implementer reads, then edits, then answers.
@@ -306,11 +311,14 @@ describe('hooks in real turns', { skip: SKIP }, () => {
     })
     try {
       const before = stack.gateway.requests.length
+      const startedBefore = runsStarted.filter((id) => id === sessionId).length
       const res = await postChat(url, { sessionId, workspaceId, model: 'remote/a', text: 'Again' })
       const body = await errorJson(res, 422)
       assert.equal(body.error.code, 'HOOK_DENIED')
       assert.match(body.error.message, /A says no/)
       assert.equal(stack.gateway.requests.length, before, 'a denied prompt reached the model')
+      // Its run was prepared while the claim and the hooks ran, and never reported.
+      assert.equal(runsStarted.filter((id) => id === sessionId).length, startedBefore)
     } finally {
       await removeHook(slow.id)
       await removeHook(fast.id)

@@ -4,12 +4,12 @@ import type { AssistantMetadata, ChatRequest } from '../../runtime/contracts/cha
 import type { SessionSummary, UiMessage } from '../../runtime/contracts/sessions.ts'
 import { createId, randomHex } from '../../runtime/ids.ts'
 import { INTERRUPTED_BY_RESTART, saveLiveTurn } from '../../runtime/sessions/live-turns.ts'
-import type { ConfigSnapshot } from '../config-cache.ts'
 import { createActivityLog, type ActivityPart } from './activity.ts'
 import type { LiveTurns, StopReason } from './live-turns.ts'
 import { claimRedacted } from './claim-redacted.ts'
-import { prepareRun, type RunDeps } from './prepare-run.ts'
+import { prepareRun, type PreparedRun, type RunDeps } from './prepare-run.ts'
 import { describeRunError } from './run-errors.ts'
+import type { RunObserver } from './run-events.ts'
 import { redactChunk, redactUiStream } from './stream-redaction.ts'
 import { createUsageMeter } from './usage.ts'
 import { turnUndoRecorder } from '../undo/turn-recorder.ts'
@@ -22,12 +22,18 @@ const TITLE_CHARS = 60
 const BURST_WRITE_MS = 2
 
 /**
- * The chat driver of the run path: checks the session, claims it for the turn (one turn per
- * session), prepares the run and streams the supervisor's run as an AI SDK UI-message stream. The
- * session's messages are appended when the stream ends, whether it completed, failed or was
- * stopped, so a session always holds the user's message and whatever answer there was; the
- * stream's last metadata then names the session's saved revision, so the client knows the turn
- * is stored without asking. What the client is sent and what is saved pass the host's redactor.
+ * The chat driver of the run path: claims the session for the turn (one turn per session; the
+ * claim checks the session too), prepares the run and streams the supervisor's run as an AI SDK
+ * UI-message stream. The session's messages are appended when the stream ends, whether it
+ * completed, failed or was stopped, so a session always holds the user's message and whatever
+ * answer there was; the stream's last metadata then names the session's saved revision, so the
+ * client knows the turn is stored without asking. What the client is sent and what is saved pass
+ * the host's redactor.
+ *
+ * The run is prepared while the claim is in flight (the claim waits for its commit to reach the
+ * disk): the repository check, the brief, recall and the agents' build report nothing until the
+ * claim and the prompt hooks let the run start (`admission` in prepare-run.ts); a refused claim or
+ * a denying hook releases what was built, and no run was ever reported.
  *
  * The turn is live (live-turns.ts): it runs under its own signal, whatever happens to the request
  * that started it, and its stream is read to its end on the host. The answer is that stream for
@@ -41,120 +47,177 @@ export async function startChatTurn(
 ): Promise<ReadableStream<Uint8Array>> {
   const startedAt = Date.now()
   const turnId = createId('turn')
-  // The turn starts with two statements at once: the claim, which reads and checks the session
-  // in its own statement (there, open, of this workspace), and the configuration's version, one
-  // read of which serves the whole turn: its hooks, settings and agents. Settled, not
-  // Promise.all: a claim made must be released when the other read failed.
-  const [snapshot, claim] = await Promise.allSettled([
-    deps.config.snapshot(),
-    claimRedacted(deps, live, {
-      sessionId: given.sessionId,
+  const traceId = randomHex(16)
+  // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
+  deps = { ...deps, log: deps.log.child({ traceId }) }
+  const claiming = claimRedacted(deps, live, {
+    sessionId: given.sessionId,
+    workspaceId: given.workspaceId,
+    turnId,
+    message: given.message,
+  })
+  // The query the preparation searches and briefs with: the message as the claim's first try
+  // redacted it (the same redactor, in the same tick).
+  const query = textOf(redactChunk(given.message, deps.redactor))
+  // One read of the configuration's version serves the whole turn: its hooks, settings, agents.
+  const snapshot = deps.config.snapshot()
+  const reporting = turnReporting(deps)
+  // Per-turn undo (B3): the working tree is snapshotted before the turn's first write.
+  const undo = turnUndoRecorder(deps, {
+    turnId,
+    sessionId: given.sessionId,
+    workspaceId: given.workspaceId,
+  })
+  // Stops the preparation's own work (the brief, recall) when the turn is refused or stopped.
+  const preparing = new AbortController()
+  const prepare = async (text: string, admission?: Promise<unknown>) =>
+    prepareRun(deps, {
+      run: {
+        kind: 'chat',
+        runId: turnId,
+        traceId,
+        sessionId: given.sessionId,
+        ...(requestId && { requestId }),
+      },
+      startedAt,
+      config: await snapshot,
       workspaceId: given.workspaceId,
-      turnId,
-      message: given.message,
-    }),
-  ])
-  if (claim.status === 'rejected') throw claim.reason
-  const { claimed } = claim.value
-  if (snapshot.status === 'rejected') {
-    await claimed.release()
-    throw snapshot.reason
+      query: text,
+      model: given.model,
+      usage: reporting.usage,
+      observers: [...reporting.observers, undo.observer],
+      toolHooks: [undo.toolHooks],
+      signal: preparing.signal,
+      ...(admission && { admission }),
+    })
+  let admit!: () => void
+  let refuse!: (error: unknown) => void
+  const admission = new Promise<void>((resolve, reject) => {
+    admit = resolve
+    refuse = reject
+  })
+  // The preparation may fail before it waits for admission; neither promise is left unheard.
+  admission.catch(() => {})
+  const prepared = prepare(query, admission)
+  prepared.catch(() => {})
+  const dropPreparation = async (error: unknown) => {
+    refuse(error)
+    preparing.abort()
+    await prepared.catch(() => {})
   }
-  const config = snapshot.value
-  const request: ChatRequest = { ...given, message: claim.value.message }
+
+  let claim: Awaited<typeof claiming>
+  try {
+    claim = await claiming
+  } catch (error) {
+    await dropPreparation(error)
+    throw error
+  }
+  const { claimed } = claim
+  claimed.signal.addEventListener('abort', () => preparing.abort(claimed.signal.reason), {
+    once: true,
+  })
+  const request: ChatRequest = { ...given, message: claim.message }
   const session: TurnSession = {
     id: given.sessionId,
     workspaceId: claimed.session.workspaceId,
     messageCount: claimed.session.messageCount,
   }
+  let run: PreparedRun
+  let hookContext: string | undefined
   try {
     // Claimed first, then checked: a build-maintenance attempt starting now sees this turn.
     refuseBesideMaintenance(session.workspaceId)
-    return claimed.publish(
-      await runTurn(deps, {
-        request,
-        session,
-        config,
-        turnId,
-        startedAt,
-        requestId,
-        signal: claimed.signal,
-      }),
-    )
+    const config = await snapshot
+    hookContext = deps.hooks
+      ? await promptHooks(deps.hooks, {
+          scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
+          prompt: textOf(request.message),
+          firstTurn: session.messageCount === 0,
+          config,
+        })
+      : undefined
+    if (textOf(request.message) === query) {
+      admit()
+      run = await prepared
+    } else {
+      // The claim caught up with the vault and redacted the message again: what was prepared
+      // searched and briefed with the older redaction, so it goes and the run is prepared anew.
+      await dropPreparation(new Error('the message was redacted again'))
+      run = await prepare(textOf(request.message))
+    }
   } catch (error) {
+    await dropPreparation(error)
     await claimed.release()
     throw error
   }
+  return claimed.publish(
+    streamTurn(deps, {
+      request,
+      session,
+      turnId,
+      traceId,
+      run,
+      reporting,
+      hookContext,
+      signal: claimed.signal,
+    }),
+  )
 }
 
 /** What a turn knows of its session, as its claim found it. */
 type TurnSession = Pick<SessionSummary, 'id' | 'workspaceId' | 'messageCount'>
 
-/** The turn itself, once its session is claimed: its UI-message stream, redacted. */
-async function runTurn(
-  deps: RunDeps,
-  turn: {
-    request: ChatRequest
-    session: TurnSession
-    config: ConfigSnapshot
-    turnId: string
-    startedAt: number
-    requestId: string | undefined
-    signal: AbortSignal
-  },
-): Promise<ReadableStream<UIMessageChunk>> {
-  const { db } = deps
-  const { request, session, config, turnId, startedAt, requestId, signal } = turn
-  const traceId = randomHex(16)
-  // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
-  deps = { ...deps, log: deps.log.child({ traceId }) }
-  const hookContext = deps.hooks
-    ? await promptHooks(deps.hooks, {
-        scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
-        prompt: textOf(request.message),
-        firstTurn: session.messageCount === 0,
-        config,
-      })
-    : undefined
+/**
+ * What a turn reports to its client while it is prepared and while it runs: the usage, the
+ * agents' activity and the budget used so far (after every step and every guard stop). Activity
+ * reported before the stream opens (the brief, while preparing) waits until it does.
+ */
+function turnReporting(deps: Pick<RunDeps, 'redact'>) {
   const usage = createUsageMeter()
-  // Activity parts wait here until the stream is open (the brief is reported while preparing).
   const early: ActivityPart[] = []
   let emit = (part: ActivityPart & { transient: true }) => {
     early.push(part)
   }
   let writeMetadata = () => {}
   const activity = createActivityLog({ emit: (part) => emit(part), redact: deps.redact })
-  // Per-turn undo (B3): the working tree is snapshotted before the turn's first write.
-  const undo = turnUndoRecorder(deps, {
-    turnId,
-    sessionId: session.id,
-    workspaceId: session.workspaceId,
-  })
-  const run = await prepareRun(deps, {
-    run: {
-      kind: 'chat',
-      runId: turnId,
-      traceId,
-      sessionId: session.id,
-      ...(requestId && { requestId }),
+  const observers: RunObserver[] = [
+    (event) => activity.observe(event),
+    (event) => {
+      if (event.type === 'step' || event.type === 'guard') writeMetadata()
     },
-    startedAt,
-    config,
-    workspaceId: session.workspaceId,
-    query: textOf(request.message),
-    model: request.model,
+  ]
+  return {
     usage,
-    observers: [
-      (event) => activity.observe(event),
-      // The budget used so far reaches the client after every step and every guard stop.
-      (event) => {
-        if (event.type === 'step' || event.type === 'guard') writeMetadata()
-      },
-      undo.observer,
-    ],
-    toolHooks: [undo.toolHooks],
-    signal,
-  })
+    activity,
+    observers,
+    /** The stream is open: what waited goes out, and everything after goes out at once. */
+    open(writer: { write(part: UIMessageChunk): void }, metadata: () => AssistantMetadata) {
+      emit = (part) => writer.write(part as never)
+      writeMetadata = () => writer.write({ type: 'message-metadata', messageMetadata: metadata() })
+      writeMetadata()
+      for (const part of early.splice(0)) writer.write({ ...part, transient: true } as never)
+    },
+  }
+}
+
+/** The turn itself, once claimed and prepared: its UI-message stream, redacted. */
+function streamTurn(
+  deps: RunDeps,
+  turn: {
+    request: ChatRequest
+    session: TurnSession
+    turnId: string
+    traceId: string
+    run: PreparedRun
+    reporting: ReturnType<typeof turnReporting>
+    hookContext: string | undefined
+    signal: AbortSignal
+  },
+): ReadableStream<UIMessageChunk> {
+  const { db } = deps
+  const { request, session, turnId, traceId, run, reporting, hookContext, signal } = turn
+  const { usage, activity } = reporting
   const { route } = run
   const metadata = (extra: Partial<AssistantMetadata> = {}): AssistantMetadata => ({
     turnId,
@@ -180,10 +243,7 @@ async function runTurn(
     execute: async ({ writer }) => {
       // The reply's id first: a client joining the turn later replays it from here.
       writer.write({ type: 'start', messageId })
-      emit = (part) => writer.write(part as never)
-      writeMetadata = () => writer.write({ type: 'message-metadata', messageMetadata: metadata() })
-      writer.write({ type: 'message-metadata', messageMetadata: metadata() })
-      for (const part of early.splice(0)) writer.write({ ...part, transient: true } as never)
+      reporting.open(writer, metadata)
       const output = await run.team.supervisor.stream([request.message as never], {
         ...run.options({ thread: session.id, signal }),
         // What the turn's hooks added, for this request only (not saved as a message).

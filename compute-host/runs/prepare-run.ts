@@ -123,10 +123,16 @@ export async function prepareRun(
     supervisorTools?: BuildOptions['supervisorTools']
     /** The configuration the driver already read (the chat's prompt hooks); else read here. */
     config?: ConfigSnapshot
+    /**
+     * When the run is prepared before it may start (a chat turn prepares while its claim is in
+     * flight): nothing is reported, `run-start` included, until this settles. When it rejects,
+     * the agents built are released and its error is thrown: no run was ever reported.
+     */
+    admission?: Promise<unknown>
   },
 ): Promise<PreparedRun> {
   const clock = phaseClock(input.startedAt)
-  // The driver's own checks before preparation (the chat's session lookup).
+  // The driver's own work before preparation (the chat's configuration version).
   if (input.startedAt !== undefined) clock.lap('driver')
   const config = input.config ?? (await deps.config.snapshot())
   const [settings, memorySettings, prices] = await Promise.all([
@@ -223,6 +229,16 @@ export async function prepareRun(
     ]),
   )
   const supervisor = { agentId: team.supervisor.id, agentName: team.supervisor.name }
+  if (input.admission) {
+    try {
+      await input.admission
+    } catch (error) {
+      await team.dispose()
+      throw error
+    }
+    // What the run waited for beyond its own preparation (the chat's claim and prompt hooks).
+    clock.lap('claim')
+  }
   events.emit({
     type: 'run-start',
     run,
