@@ -17,14 +17,21 @@ import type { RunEvent } from '../compute-host/runs/run-events.ts'
 import { TurnInProgress } from '../runtime/sessions/errors.ts'
 import { startTestStack, type TestStack } from './support/stack.ts'
 import { okJson, typedClient } from './support/typed-client.ts'
+import { pgvectorMissing } from './support/pgvector.ts'
 import { until } from './support/until.ts'
 
 const ANSWER = 'prepared and answered'
 let stack: TestStack
 const events: RunEvent[] = []
 
+const NO_VECTORS = await pgvectorMissing()
+
 before(async () => {
   stack = await startTestStack({ models: [{ id: 'remote/a' }] })
+  // Recall's vector leg sends the query to the embedding model: a model call the prompt must not
+  // reach before the turn may start.
+  const api = typedClient(stack.edge()).api
+  await okJson(await api.settings.memory.$patch({ json: { embeddingModel: 'embed/test' } }), 200)
   stack.gateway.respondWith(() => ({ text: ANSWER }))
   stack.host.resources.observers.addRunObserver((event) => void events.push(event))
 })
@@ -54,6 +61,12 @@ async function answerOf(stream: ReadableStream<Uint8Array>): Promise<string> {
     .map((chunk) => chunk.delta)
     .join('')
 }
+
+/** The embedding requests that carried `text`. */
+const embeddingsOf = (text: string) =>
+  stack.gateway.requests.filter(
+    (r) => r.path === '/v1/embeddings' && JSON.stringify(r.body).includes(text),
+  )
 
 const eventsOf = (sessionId: string) => events.filter((e) => e.run.sessionId === sessionId)
 
@@ -93,13 +106,16 @@ test('the agents are built while the claim waits, and the run is reported only o
   const { deps, built } = watchedDeps()
   let open!: () => void
   const gate = new Promise<void>((resolve) => (open = resolve))
-  const starting = startChatTurn(deps, chatRequest(sessionId, 'Hello'), gated(gate))
+  const prompt = 'Hello from a held claim'
+  const starting = startChatTurn(deps, chatRequest(sessionId, prompt), gated(gate))
   // Sequential preparation would wait for the claim before building anything.
   await until(() => built.length === 1, 10_000, 'the team to be built before the claim')
   await sleep(60)
   assert.deepEqual(eventsOf(sessionId), [], 'a run was reported before its claim was made')
+  assert.deepEqual(embeddingsOf(prompt), [], 'the prompt reached a model before its claim')
   open()
   assert.equal(await answerOf(await starting), ANSWER)
+  if (!NO_VECTORS) assert.equal(embeddingsOf(prompt).length, 1, 'recall ran once admitted')
   await until(() => eventsOf(sessionId).some((e) => e.type === 'run-end'))
   const start = eventsOf(sessionId).find((e) => e.type === 'run-start')
   assert.ok(start && start.type === 'run-start')
@@ -120,8 +136,8 @@ test('a claim refused before or after the agents are built reports no run and re
         throw new TurnInProgress({ sessionId: turn.sessionId })
       },
     }
-    const requestsBefore = stack.gateway.requests.length
-    await assert.rejects(startChatTurn(deps, chatRequest(sessionId, 'Hi'), live), TurnInProgress)
+    const prompt = `refused ${when}`
+    await assert.rejects(startChatTurn(deps, chatRequest(sessionId, prompt), live), TurnInProgress)
     // The driver answers once what it prepared is released.
     assert.ok(
       built.every((team) => team.disposed),
@@ -129,7 +145,8 @@ test('a claim refused before or after the agents are built reports no run and re
     )
     await sleep(50)
     assert.deepEqual(eventsOf(sessionId), [], `${when}: a refused turn reported a run`)
-    assert.equal(stack.gateway.requests.length, requestsBefore, `${when}: the model was called`)
+    const reached = stack.gateway.requests.filter((r) => JSON.stringify(r.body).includes(prompt))
+    assert.deepEqual(reached, [], `${when}: the prompt reached a model`)
   }
 })
 

@@ -30,9 +30,18 @@ export type RecallOutcome = {
 export type Recall = {
   /**
    * Starts recall for one run beside its other preparation (nothing when recall is off), and
-   * gives the observer that indexes the run's question and answer once it completes.
+   * gives the observer that indexes the run's question and answer once it completes. With
+   * `admitted`, the search (whose vector leg sends the query to the embedding model) waits until
+   * the run may start, and is not made when it may not: a chat turn's prompt reaches no model
+   * before its claim and its prompt hooks allowed it.
    */
-  prepare(input: { run: RunRef; query: string; settings: MemorySettings; signal?: AbortSignal }): {
+  prepare(input: {
+    run: RunRef
+    query: string
+    settings: MemorySettings
+    signal?: AbortSignal
+    admitted?: Promise<unknown>
+  }): {
     recalling: Promise<RecallOutcome | undefined>
     observer: RunObserver
   }
@@ -114,7 +123,7 @@ export function createRecall(deps: {
   return {
     search,
     catchUp,
-    prepare({ run, query, settings, signal }) {
+    prepare({ run, query, settings, signal, admitted }) {
       const observer = spanObserver({
         db,
         run,
@@ -127,15 +136,17 @@ export function createRecall(deps: {
         return { recalling: Promise.resolve(undefined), observer }
       }
       void catchUp(settings)
-      const recalling = search(query, {
-        settings,
-        ...(run.sessionId && { excludeSession: run.sessionId }),
-        ...(signal && { signal }),
-      }).catch((error: unknown) => {
-        // Recall never fails a run: without it the run goes on as if nothing qualified.
-        log.warn('recall failed; the run continues without it', { error: errorMessage(error) })
-        return undefined
-      })
+      const searching = () =>
+        search(query, {
+          settings,
+          ...(run.sessionId && { excludeSession: run.sessionId }),
+          ...(signal && { signal }),
+        }).catch((error: unknown) => {
+          // Recall never fails a run: without it the run goes on as if nothing qualified.
+          log.warn('recall failed; the run continues without it', { error: errorMessage(error) })
+          return undefined
+        })
+      const recalling = admitted ? admitted.then(searching, () => undefined) : searching()
       return { recalling, observer }
     },
   }

@@ -31,9 +31,10 @@ const BURST_WRITE_MS = 2
  * the host's redactor.
  *
  * The run is prepared while the claim is in flight (the claim waits for its commit to reach the
- * disk): the repository check, the brief, recall and the agents' build report nothing until the
- * claim and the prompt hooks let the run start (`admission` in prepare-run.ts); a refused claim or
- * a denying hook releases what was built, and no run was ever reported.
+ * disk): the repository check, the brief and the agents' build report nothing, and recall sends
+ * nothing to the embedding model, until the claim and the prompt hooks let the run start
+ * (`admission` in prepare-run.ts); a refused claim or a denying hook releases what was built, and
+ * no run was ever reported.
  *
  * The turn is live (live-turns.ts): it runs under its own signal, whatever happens to the request
  * that started it, and its stream is read to its end on the host. The answer is that stream for

@@ -125,8 +125,9 @@ export async function prepareRun(
     config?: ConfigSnapshot
     /**
      * When the run is prepared before it may start (a chat turn prepares while its claim is in
-     * flight): nothing is reported, `run-start` included, until this settles. When it rejects,
-     * the agents built are released and its error is thrown: no run was ever reported.
+     * flight): nothing is reported, `run-start` included, and no model hears of the run (recall's
+     * search waits), until this settles. When it rejects, the agents built are released and its
+     * error is thrown: no run was ever reported.
      */
     admission?: Promise<unknown>
   },
@@ -156,11 +157,13 @@ export async function prepareRun(
       : Promise.resolve(undefined)
   const run: RunRef = { ...input.run, workspaceId: input.workspaceId }
   // Recall runs beside the brief and the agents; like the brief, the first step waits for it.
+  // Its search waits for admission: its vector leg sends the query to the embedding model.
   const recall = deps.recall?.prepare({
     run,
     query: input.query,
     settings: memorySettings,
     ...(input.signal && { signal: input.signal }),
+    ...(input.admission && { admitted: input.admission }),
   })
   const recalling = recall?.recalling ?? Promise.resolve(undefined)
   const events = createRunEvents(
