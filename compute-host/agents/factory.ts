@@ -218,7 +218,17 @@ export function createAgentFactory(factoryOptions: {
   // Validating a skill (Mastra counts its instructions' words) cost more than the rest of an
   // agent's build: each skill is made once per content and reused while its row says the same.
   const skillsMade = new Map<string, ReturnType<typeof createSkill>>()
+  // A row object is the configuration snapshot's, shared by every run of its version: the skill
+  // made for it is found without building the content key (a skill's whole text) on every run.
+  const skillOfRow = new WeakMap<SkillRow, ReturnType<typeof createSkill>>()
   function inlineSkill(agentId: string, s: SkillRow) {
+    const ofRow = skillOfRow.get(s)
+    if (ofRow) return [ofRow]
+    const [skill] = madeSkill(agentId, s)
+    if (skill) skillOfRow.set(s, skill)
+    return skill ? [skill] : []
+  }
+  function madeSkill(agentId: string, s: SkillRow) {
     const fields = [s.id, s.name, s.description, s.instructions, s.references, s.sourceUrl]
     const key = JSON.stringify([...fields, s.evolutionManaged])
     const made = skillsMade.get(key)
