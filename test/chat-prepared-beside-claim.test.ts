@@ -187,6 +187,10 @@ test('a claim that redacts the message again has the run prepared anew with the 
     assert.equal(built.length, 2, 'the run was not prepared again')
     assert.ok(built.every((team) => team.disposed))
     assert.doesNotMatch(JSON.stringify(eventsOf(sessionId)), new RegExp(secret))
+    // The run prepared anew works under the turn's own signal, not the dropped preparation's:
+    // its recall searched (and embedded the new redaction) instead of stopping at once.
+    if (!NO_VECTORS) assert.equal(embeddingsOf('use [REDACTED] please').length, 1)
+    assert.deepEqual(embeddingsOf(secret), [])
   } finally {
     redactor.remove('sec_elsewhere')
   }

@@ -69,9 +69,11 @@ export async function startChatTurn(
     sessionId: given.sessionId,
     workspaceId: given.workspaceId,
   })
-  // Stops the preparation's own work (the brief, recall) when the turn is refused or stopped.
-  const preparing = new AbortController()
-  const prepare = async (text: string, admission?: Promise<unknown>) =>
+  // The run prepared beside the claim works under this signal (its brief, recall, a hook's wait
+  // for the owner): aborted when that preparation is dropped, and, once the run is the turn's,
+  // when the turn is stopped.
+  const speculation = new AbortController()
+  const prepare = async (text: string, signal: AbortSignal, admission?: Promise<unknown>) =>
     prepareRun(deps, {
       run: {
         kind: 'chat',
@@ -88,7 +90,7 @@ export async function startChatTurn(
       usage: reporting.usage,
       observers: [...reporting.observers, undo.observer],
       toolHooks: [undo.toolHooks],
-      signal: preparing.signal,
+      signal,
       ...(admission && { admission }),
     })
   let admit!: () => void
@@ -99,11 +101,11 @@ export async function startChatTurn(
   })
   // The preparation may fail before it waits for admission; neither promise is left unheard.
   admission.catch(() => {})
-  const prepared = prepare(query, admission)
+  const prepared = prepare(query, speculation.signal, admission)
   prepared.catch(() => {})
   const dropPreparation = async (error: unknown) => {
     refuse(error)
-    preparing.abort()
+    speculation.abort()
     await prepared.catch(() => {})
   }
 
@@ -115,7 +117,7 @@ export async function startChatTurn(
     throw error
   }
   const { claimed } = claim
-  claimed.signal.addEventListener('abort', () => preparing.abort(claimed.signal.reason), {
+  claimed.signal.addEventListener('abort', () => speculation.abort(claimed.signal.reason), {
     once: true,
   })
   const request: ChatRequest = { ...given, message: claim.message }
@@ -145,7 +147,7 @@ export async function startChatTurn(
       // The claim caught up with the vault and redacted the message again: what was prepared
       // searched and briefed with the older redaction, so it goes and the run is prepared anew.
       await dropPreparation(new Error('the message was redacted again'))
-      run = await prepare(textOf(request.message))
+      run = await prepare(textOf(request.message), claimed.signal)
     }
   } catch (error) {
     await dropPreparation(error)
