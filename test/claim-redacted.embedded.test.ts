@@ -60,7 +60,7 @@ describe('a chat turn claims with the vault as it stands', () => {
         turnId: 'trn_b1',
         message: chatMessage(`mine is ${value}`),
       },
-    )
+    ).claiming
     try {
       assert.equal(vaultB.known()?.size, 1, 'host B caught up on the refusal')
       assert.ok(!JSON.stringify(message).includes(value), 'the turn reads the message redacted')
@@ -85,7 +85,7 @@ describe('a chat turn claims with the vault as it stands', () => {
           workspaceId,
           turnId: 'trn_b2',
           message: chatMessage('second'),
-        }),
+        }).claiming,
         (error: Error & { code?: string }) => error.code === 'TURN_IN_PROGRESS',
       )
       const kept = await keptMessages()

@@ -224,15 +224,16 @@ export function createAgentFactory(factoryOptions: {
   function inlineSkill(agentId: string, s: SkillRow) {
     const ofRow = skillOfRow.get(s)
     if (ofRow) return [ofRow]
-    const [skill] = madeSkill(agentId, s)
-    if (skill) skillOfRow.set(s, skill)
-    return skill ? [skill] : []
+    const skill = madeSkill(agentId, s)
+    if (!skill) return []
+    skillOfRow.set(s, skill)
+    return [skill]
   }
   function madeSkill(agentId: string, s: SkillRow) {
     const fields = [s.id, s.name, s.description, s.instructions, s.references, s.sourceUrl]
     const key = JSON.stringify([...fields, s.evolutionManaged])
     const made = skillsMade.get(key)
-    if (made) return [made]
+    if (made) return made
     try {
       const skill = createSkill({
         name: s.name,
@@ -243,14 +244,14 @@ export function createAgentFactory(factoryOptions: {
       })
       if (skillsMade.size >= MADE_SKILLS) skillsMade.clear()
       skillsMade.set(key, skill)
-      return [skill]
+      return skill
     } catch (error) {
       mastraLogger?.warn('a skill was left out of the run: Mastra refused it', {
         agentId,
         skillId: s.id,
         reason: error instanceof Error ? error.message : String(error),
       })
-      return []
+      return undefined
     }
   }
 

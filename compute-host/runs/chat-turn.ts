@@ -51,15 +51,15 @@ export async function startChatTurn(
   const traceId = randomHex(16)
   // Every line the run logs names its trace, so the trace finds them (log-forwarder.ts).
   deps = { ...deps, log: deps.log.child({ traceId }) }
-  const claiming = claimRedacted(deps, live, {
+  const { redacted, claiming } = claimRedacted(deps, live, {
     sessionId: given.sessionId,
     workspaceId: given.workspaceId,
     turnId,
     message: given.message,
   })
   // The query the preparation searches and briefs with: the message as the claim's first try
-  // redacted it (the same redactor, in the same tick).
-  const query = textOf(redactChunk(given.message, deps.redactor))
+  // redacted it.
+  const query = textOf(redacted)
   // One read of the configuration's version serves the whole turn: its hooks, settings, agents.
   const snapshot = deps.config.snapshot()
   const reporting = turnReporting(deps)
@@ -121,6 +121,7 @@ export async function startChatTurn(
     once: true,
   })
   const request: ChatRequest = { ...given, message: claim.message }
+  const prompt = textOf(request.message)
   const session: TurnSession = {
     id: given.sessionId,
     workspaceId: claimed.session.workspaceId,
@@ -135,19 +136,19 @@ export async function startChatTurn(
     hookContext = deps.hooks
       ? await promptHooks(deps.hooks, {
           scope: { sessionId: session.id, runId: turnId, workspaceId: session.workspaceId },
-          prompt: textOf(request.message),
+          prompt,
           firstTurn: session.messageCount === 0,
           config,
         })
       : undefined
-    if (textOf(request.message) === query) {
+    if (prompt === query) {
       admit()
       run = await prepared
     } else {
       // The claim caught up with the vault and redacted the message again: what was prepared
       // searched and briefed with the older redaction, so it goes and the run is prepared anew.
       await dropPreparation(new Error('the message was redacted again'))
-      run = await prepare(textOf(request.message), claimed.signal)
+      run = await prepare(prompt, claimed.signal)
     }
   } catch (error) {
     await dropPreparation(error)
